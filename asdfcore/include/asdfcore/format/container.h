@@ -1,0 +1,126 @@
+#pragma once
+/// \file
+/// Reading the byte-level layout of an ASDF file: prologue, tree text, blocks and block index.
+/// This layer knows nothing of YAML semantics; it hands out the tree as text and each block's
+/// bytes, decoded on request.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "asdfcore/compression/codec.h"
+#include "asdfcore/compression/md5.h"
+#include "asdfcore/error.h"
+#include "asdfcore/format/block_header.h"
+#include "asdfcore/format/block_index.h"
+#include "asdfcore/format/prologue.h"
+#include "asdfcore/io/buffer.h"
+
+namespace asdfcore::format {
+
+/// Options for opening a file.
+struct ReadOptions {
+  /// Throw at open when the chain of blocks is broken, instead of listing the blocks up to the
+  /// break and recording the problem in `Container::problems()`.
+  bool strict = false;
+  /// Refuse to decode a block whose declared `data_size` exceeds this many bytes.
+  std::uint64_t max_block_data_size = std::uint64_t{16} << 30;
+};
+
+/// One block found in the file.
+struct BlockInfo {
+  std::uint64_t offset = 0;       ///< Where the magic starts.
+  BlockHeader header;             ///< As stored.
+  std::uint64_t data_offset = 0;  ///< First byte of the stored data.
+  std::uint64_t stored_size = 0;  ///< Bytes of stored data: used_size, or to the end of the file
+                                  ///< for a streamed block.
+  std::string problem;            ///< Why this block cannot be read; empty when it can.
+};
+
+/// A flaw in the layout that does not stop the tree and the other blocks from being read.
+struct LayoutProblem {
+  enum class Kind {
+    kBrokenChain,   ///< No valid block where the previous one ends; later blocks are unreachable.
+    kStaleIndex,    ///< A block index is present but disagrees with the blocks; it is ignored.
+    kTrailingBytes, ///< Bytes after the last block that are neither a block nor an index.
+  };
+  Kind kind;
+  std::uint64_t offset = 0;  ///< Where the problem was found.
+  std::string message;       ///< What was wrong.
+};
+
+/// How a block's stored checksum compares with its data.
+enum class ChecksumStatus {
+  kUnchecked,        ///< The checksum field is all zeros.
+  kMatchesStored,    ///< MD5 of the bytes on disk (the standard's rule).
+  kMatchesDecoded,   ///< MD5 of the decoded data (what python asdf 2.14 to 5.2 wrote).
+  kMismatch,         ///< Neither.
+  kUndecodable,      ///< No match on the stored bytes, and the data cannot be decoded to try.
+};
+
+/// Return a short name for `status` ("unchecked", "stored", "decoded", "mismatch", ...).
+std::string_view checksum_status_name(ChecksumStatus status) noexcept;
+
+/// The layout of one ASDF file, read through a memory mapping. Cheap to copy: copies share the
+/// mapping.
+class Container {
+ public:
+  /// Map and scan the file at `path`. Throws `Error` for an unreadable or non-ASDF file.
+  static Container open(const std::string& path, const ReadOptions& options = {},
+                        compression::CodecRegistry codecs = compression::CodecRegistry::with_builtins());
+  /// Scan `bytes` already in memory; `name` is used in errors.
+  static Container from_buffer(io::Buffer bytes, std::string name, const ReadOptions& options = {},
+                               compression::CodecRegistry codecs = compression::CodecRegistry::with_builtins());
+
+  /// Return the file's name as given to open.
+  const std::string& name() const noexcept { return name_; }
+  /// Return the whole file's bytes.
+  const io::Buffer& bytes() const noexcept { return bytes_; }
+  /// Return the header, comments and tree position.
+  const Prologue& prologue() const noexcept { return prologue_; }
+  /// Return the YAML tree text (from `%YAML` through `...`), or an empty view when absent.
+  std::string_view tree_text() const noexcept;
+  /// Return the blocks in file order, up to the first one whose successor cannot be found.
+  const std::vector<BlockInfo>& blocks() const noexcept { return blocks_; }
+  /// Return the block index as found in the file, if one is present.
+  const std::optional<BlockIndex>& block_index() const noexcept { return index_; }
+  /// Return true when a block index is present and agrees with the blocks found by walking the
+  /// headers (the standard's recommended checks). A stale index is otherwise ignored.
+  bool block_index_valid() const noexcept { return index_valid_; }
+  /// Return what was wrong with the layout (a broken chain of blocks, a stale index, junk after
+  /// the last block). Empty for a clean file.
+  const std::vector<LayoutProblem>& problems() const noexcept { return problems_; }
+
+  /// Return block `i`'s bytes as stored on disk: a zero-copy view of the mapping.
+  io::Buffer stored_data(std::size_t i) const;
+  /// Return block `i`'s decoded data: a zero-copy view when uncompressed, else a new buffer of
+  /// exactly data_size bytes. With `verify_checksum`, throw `Error` (checksum) naming the block
+  /// and its offset when the stored MD5 matches neither convention.
+  io::Buffer data(std::size_t i, bool verify_checksum = false) const;
+  /// Compare block `i`'s checksum with its stored and decoded bytes.
+  ChecksumStatus check(std::size_t i) const;
+
+ private:
+  Container() = default;
+  void scan(const ReadOptions& options);
+  void walk_blocks(std::uint64_t first, bool strict);
+  void check_index();
+  void add_problem(LayoutProblem::Kind kind, std::uint64_t offset, std::string message,
+                   bool strict);
+  const BlockInfo& block_at(std::size_t i) const;
+  ErrorContext where(std::size_t i) const;
+
+  std::string name_;
+  io::Buffer bytes_;
+  compression::CodecRegistry codecs_;
+  std::uint64_t max_block_data_size_ = 0;
+  Prologue prologue_;
+  std::vector<BlockInfo> blocks_;
+  std::optional<BlockIndex> index_;
+  bool index_valid_ = false;
+  std::vector<LayoutProblem> problems_;
+};
+
+}  // namespace asdfcore::format

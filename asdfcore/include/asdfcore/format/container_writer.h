@@ -1,0 +1,53 @@
+#pragma once
+/// \file
+/// Writing the byte-level layout of an ASDF file: header, comments, tree text, blocks and
+/// block index, atomically (temporary file + rename).
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "asdfcore/compression/codec.h"
+
+namespace asdfcore::format {
+
+/// Which bytes a written checksum covers.
+enum class ChecksumConvention {
+  kStoredBytes,  ///< MD5 of the bytes on disk, as the standard says (the default).
+  kDecodedData,  ///< MD5 of the decoded data, what python asdf 2.14 checks with
+                 ///< `validate_checksums=True`.
+  kNone,         ///< Write all zeros (no checksum).
+};
+
+/// One block to write. The data is gathered from `pieces` in order without copying them
+/// (unless the block is compressed).
+struct BlockToWrite {
+  std::vector<std::span<const std::uint8_t>> pieces;  ///< The decoded data, in order.
+  std::string compression;     ///< "" for none, else a label in the registry ("zlib", ...).
+  int level = -1;              ///< Compression level; -1 for the codec's default.
+  std::uint64_t padding = 0;   ///< Extra allocated bytes after the used data (zero filled).
+  bool streamed = false;       ///< Write as a streamed block; only the last block may be.
+};
+
+/// Settings for writing a file.
+struct WriteOptions {
+  std::string asdf_standard = "1.6.0";  ///< Written as `#ASDF_STANDARD`.
+  std::vector<std::string> comments;    ///< Extra `#` lines (without the `#`).
+  bool block_index = true;              ///< Write the index (never after a streamed block).
+  std::uint64_t tree_padding = 0;       ///< Spare bytes after the tree so it can grow.
+  ChecksumConvention checksum = ChecksumConvention::kStoredBytes;
+  bool durable = true;                  ///< fsync before the rename.
+};
+
+/// Write an ASDF file at `path` from `tree` (a complete YAML document from `%YAML` through the
+/// `...` line, or empty for no tree) and `blocks`. The file appears only when complete.
+/// Returns the offset of each block. Throws `Error` for an unknown codec, a streamed block that
+/// is not last, a tree without its markers, or an I/O failure (nothing is left behind).
+std::vector<std::uint64_t> write_container(
+    const std::string& path, std::string_view tree, std::span<const BlockToWrite> blocks,
+    const WriteOptions& options = {},
+    const compression::CodecRegistry& codecs = compression::CodecRegistry::with_builtins());
+
+}  // namespace asdfcore::format

@@ -1,0 +1,50 @@
+#pragma once
+/// \file
+/// Output files that appear under their final name only when complete.
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace asdfcore::io {
+
+/// Writes to a temporary file in the target's folder and renames it into place on `commit()`.
+/// If the object is destroyed without a commit (an exception, a failed conversion) the temporary
+/// file is removed, so no reader ever sees a half-written output.
+class AtomicFile {
+ public:
+  /// Create the temporary file beside `path`. Throws `Error` (io) when the folder is not
+  /// writable. With `durable`, `commit()` flushes the data to disk before the rename.
+  explicit AtomicFile(std::string path, bool durable = true);
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+  AtomicFile(AtomicFile&& other) noexcept;
+  AtomicFile& operator=(AtomicFile&& other) = delete;
+
+  /// Append `bytes` to the file.
+  void write(std::span<const std::uint8_t> bytes);
+  /// Append `count` zero bytes.
+  void write_zeros(std::uint64_t count);
+  /// Append every span of `parts` in order with as few system calls as possible.
+  void write_all(std::span<const std::span<const std::uint8_t>> parts);
+  /// Return the number of bytes written so far.
+  std::uint64_t position() const noexcept { return position_; }
+
+  /// Close the temporary file and rename it to the final path.
+  void commit();
+
+  /// Return the final path.
+  const std::string& path() const noexcept { return path_; }
+
+ private:
+  void discard() noexcept;
+
+  std::string path_;
+  std::string temp_path_;
+  int fd_ = -1;
+  bool durable_ = true;
+  std::uint64_t position_ = 0;
+};
+
+}  // namespace asdfcore::io

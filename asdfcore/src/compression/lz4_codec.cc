@@ -1,0 +1,109 @@
+// lz4 blocks in python asdf's framing (asdf/compression.py, Lz4Compressor): the input is cut
+// into chunks of at most 4 MiB; each chunk is stored as a big-endian u32 byte count followed by
+// that many bytes of an lz4 *block* (not the LZ4 frame format) which itself begins with the
+// chunk's decoded size as a little-endian u32 (python-lz4's `store_size=True`).
+#include <lz4.h>
+
+#include <string>
+
+#include "asdfcore/compression/codec.h"
+#include "asdfcore/error.h"
+
+namespace asdfcore::compression {
+namespace {
+
+constexpr std::size_t kChunk = 4u << 20;
+
+[[noreturn]] void fail(const std::string& what) {
+  throw Error(ErrorCode::kCompression, "lz4: " + what);
+}
+
+std::uint32_t load_be32(const std::uint8_t* p) noexcept {
+  return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) |
+         std::uint32_t{p[3]};
+}
+std::uint32_t load_le32(const std::uint8_t* p) noexcept {
+  return (std::uint32_t{p[3]} << 24) | (std::uint32_t{p[2]} << 16) | (std::uint32_t{p[1]} << 8) |
+         std::uint32_t{p[0]};
+}
+void store_be32(std::uint8_t* p, std::uint32_t v) noexcept {
+  p[0] = static_cast<std::uint8_t>(v >> 24);
+  p[1] = static_cast<std::uint8_t>(v >> 16);
+  p[2] = static_cast<std::uint8_t>(v >> 8);
+  p[3] = static_cast<std::uint8_t>(v);
+}
+void store_le32(std::uint8_t* p, std::uint32_t v) noexcept {
+  p[3] = static_cast<std::uint8_t>(v >> 24);
+  p[2] = static_cast<std::uint8_t>(v >> 16);
+  p[1] = static_cast<std::uint8_t>(v >> 8);
+  p[0] = static_cast<std::uint8_t>(v);
+}
+
+class Lz4Codec final : public Codec {
+ public:
+  std::string_view label() const noexcept override { return "lz4"; }
+
+  std::vector<std::uint8_t> compress(std::span<const std::uint8_t> input,
+                                     const CompressOptions& options) const override {
+    const int acceleration = options.level > 0 ? options.level : 1;
+    std::vector<std::uint8_t> out;
+    const std::size_t chunks = (input.size() + kChunk - 1) / kChunk;
+    out.reserve(chunks * (8 + static_cast<std::size_t>(LZ4_compressBound(kChunk))));
+    for (std::size_t at = 0; at < input.size(); at += kChunk) {
+      const std::size_t n = std::min(kChunk, input.size() - at);
+      const int bound = LZ4_compressBound(static_cast<int>(n));
+      const std::size_t head = out.size();
+      out.resize(head + 8 + static_cast<std::size_t>(bound));
+      const int written = LZ4_compress_fast(reinterpret_cast<const char*>(input.data() + at),
+                                            reinterpret_cast<char*>(out.data() + head + 8),
+                                            static_cast<int>(n), bound, acceleration);
+      if (written <= 0) fail("compressor failed");
+      store_be32(out.data() + head, static_cast<std::uint32_t>(written) + 4);
+      store_le32(out.data() + head + 4, static_cast<std::uint32_t>(n));
+      out.resize(head + 8 + static_cast<std::size_t>(written));
+    }
+    return out;
+  }
+
+  void decompress(std::span<const std::uint8_t> input,
+                  std::span<std::uint8_t> output) const override {
+    std::size_t in = 0;
+    std::size_t out = 0;
+    std::size_t chunk = 0;
+    while (in < input.size()) {
+      const std::string where = "chunk " + std::to_string(chunk) + " at input byte " +
+                                std::to_string(in);
+      if (input.size() - in < 8) fail(where + ": truncated chunk header");
+      const std::uint32_t stored = load_be32(input.data() + in);
+      if (stored < 4 || stored > input.size() - in - 4) {
+        fail(where + ": chunk length " + std::to_string(stored) + " runs past the block's " +
+             std::to_string(input.size()) + " stored bytes");
+      }
+      const std::uint32_t decoded = load_le32(input.data() + in + 4);
+      if (decoded > output.size() - out) {
+        fail(where + ": chunk decodes to " + std::to_string(decoded) +
+             " bytes, more than the declared data_size of " + std::to_string(output.size()) +
+             " leaves room for");
+      }
+      const int got = LZ4_decompress_safe(reinterpret_cast<const char*>(input.data() + in + 8),
+                                          reinterpret_cast<char*>(output.data() + out),
+                                          static_cast<int>(stored - 4), static_cast<int>(decoded));
+      if (got < 0 || static_cast<std::uint32_t>(got) != decoded) {
+        fail(where + ": corrupt lz4 data");
+      }
+      in += 4 + std::size_t{stored};
+      out += decoded;
+      ++chunk;
+    }
+    if (out != output.size()) {
+      fail("stream decodes to " + std::to_string(out) + " bytes, but the block declares " +
+           "data_size " + std::to_string(output.size()));
+    }
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<const Codec> make_lz4_codec() { return std::make_shared<Lz4Codec>(); }
+
+}  // namespace asdfcore::compression

@@ -1,0 +1,279 @@
+#include "asdfcore/format/container.h"
+
+#include <algorithm>
+#include <string_view>
+
+#include "asdfcore/error.h"
+#include "asdfcore/io/mapped_file.h"
+
+namespace asdfcore::format {
+namespace {
+
+std::string_view as_text(std::span<const std::uint8_t> bytes) {
+  return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+}
+
+std::optional<std::uint64_t> find_magic(std::span<const std::uint8_t> file, std::uint64_t from) {
+  const std::string_view text = as_text(file);
+  const std::string_view magic(reinterpret_cast<const char*>(kBlockMagic.data()),
+                               kBlockMagic.size());
+  const std::size_t at = text.find(magic, static_cast<std::size_t>(from));
+  if (at == std::string_view::npos) return std::nullopt;
+  return at;
+}
+
+}  // namespace
+
+std::string_view checksum_status_name(ChecksumStatus status) noexcept {
+  switch (status) {
+    case ChecksumStatus::kUnchecked: return "unchecked";
+    case ChecksumStatus::kMatchesStored: return "stored";
+    case ChecksumStatus::kMatchesDecoded: return "decoded";
+    case ChecksumStatus::kMismatch: return "mismatch";
+    case ChecksumStatus::kUndecodable: return "undecodable";
+  }
+  return "unknown";
+}
+
+Container Container::open(const std::string& path, const ReadOptions& options,
+                          compression::CodecRegistry codecs) {
+  return from_buffer(io::map_file(path), path, options, std::move(codecs));
+}
+
+Container Container::from_buffer(io::Buffer bytes, std::string name, const ReadOptions& options,
+                                 compression::CodecRegistry codecs) {
+  Container c;
+  c.name_ = std::move(name);
+  c.bytes_ = std::move(bytes);
+  c.codecs_ = std::move(codecs);
+  c.max_block_data_size_ = options.max_block_data_size;
+  try {
+    c.scan(options);
+  } catch (const Error& e) {
+    throw e.with_context(ErrorContext{.file = c.name_});
+  }
+  return c;
+}
+
+void Container::add_problem(LayoutProblem::Kind kind, std::uint64_t offset, std::string message,
+                            bool strict) {
+  if (strict && kind == LayoutProblem::Kind::kBrokenChain) {
+    throw Error(ErrorCode::kMalformed, message, ErrorContext{.file = name_, .offset = offset});
+  }
+  problems_.push_back(LayoutProblem{kind, offset, std::move(message)});
+}
+
+void Container::scan(const ReadOptions& options) {
+  const auto file = bytes_.span();
+  prologue_ = parse_prologue(file, name_);
+  // The first block is found by searching for its magic: anything else between the tree and
+  // the first block is unused space.
+  const auto first = find_magic(file, prologue_.end);
+  if (!first) return;
+  index_ = find_block_index(file, *first);
+  walk_blocks(*first, options.strict);
+  check_index();
+}
+
+void Container::walk_blocks(std::uint64_t first, bool strict) {
+  const auto file = bytes_.span();
+  const std::uint64_t size = file.size();
+  const std::uint64_t stop = index_ ? index_->offset : size;
+  std::uint64_t p = first;
+  while (p < stop) {
+    if (!starts_with_block_magic(file.subspan(p))) {
+      // Zero bytes may pad the space before the index or the end of the file.
+      std::uint64_t q = p;
+      while (q < stop && file[q] == 0) ++q;
+      if (q == stop) break;
+      const auto next = find_magic(file, p);
+      if (next) {
+        add_problem(LayoutProblem::Kind::kBrokenChain, p,
+                    "no block magic where the previous block ends; the next magic is at byte " +
+                        std::to_string(*next) + ", so the blocks from there on are not read",
+                    strict);
+      } else {
+        add_problem(LayoutProblem::Kind::kTrailingBytes, p,
+                    std::to_string(stop - p) + " bytes after the last block are neither a block "
+                    "nor a block index",
+                    false);
+      }
+      return;
+    }
+    BlockInfo b;
+    b.offset = p;
+    try {
+      b.header = parse_block_header(file, p);
+    } catch (const Error& e) {
+      add_problem(LayoutProblem::Kind::kBrokenChain, p, e.message(), strict);
+      return;
+    }
+    b.data_offset = p + b.header.total_header_bytes();
+    const std::uint64_t room = size - b.data_offset;
+    const std::string block_name = "block " + std::to_string(blocks_.size());
+    if (b.header.streamed()) {
+      // A streamed block runs to the end of the file; its size fields are ignored.
+      b.stored_size = room;
+      blocks_.push_back(std::move(b));
+      return;
+    }
+    b.stored_size = b.header.used_size;
+    if (b.header.used_size > b.header.allocated_size) {
+      b.problem = "used_size " + std::to_string(b.header.used_size) +
+                  " exceeds allocated_size " + std::to_string(b.header.allocated_size);
+    } else if (b.header.used_size > room) {
+      b.problem = "used_size " + std::to_string(b.header.used_size) + " runs past the end of " +
+                  "the file (" + std::to_string(room) + " bytes remain): the file is truncated";
+    } else if (b.header.compression_label().empty() &&
+               b.header.data_size != b.header.used_size) {
+      b.problem = "uncompressed block declares data_size " +
+                  std::to_string(b.header.data_size) + " but used_size " +
+                  std::to_string(b.header.used_size);
+    }
+    if (!b.problem.empty() && strict) {
+      throw Error(ErrorCode::kMalformed, b.problem,
+                  ErrorContext{.file = name_, .offset = p, .block = blocks_.size()});
+    }
+    const bool fits = b.header.allocated_size <= room;
+    const bool sane = b.header.used_size <= b.header.allocated_size;
+    blocks_.push_back(std::move(b));
+    if (!fits || !sane) {
+      add_problem(LayoutProblem::Kind::kBrokenChain, p,
+                  block_name + (fits ? " has used_size greater than allocated_size"
+                                     : " claims more space than the file holds") +
+                      "; no further blocks are read",
+                  strict);
+      return;
+    }
+    p = blocks_.back().data_offset + blocks_.back().header.allocated_size;
+  }
+}
+
+void Container::check_index() {
+  if (!index_) return;
+  auto stale = [this](const std::string& why) {
+    index_valid_ = false;
+    problems_.push_back(LayoutProblem{LayoutProblem::Kind::kStaleIndex, index_->offset,
+                                      "block index ignored: " + why});
+  };
+  if (!index_->parsed) return stale("it is not a YAML list of offsets");
+  if (blocks_.empty()) return stale("the file has no readable blocks");
+  const BlockInfo& last = blocks_.back();
+  if (last.header.streamed()) return stale("a file ending in a streamed block has no index");
+  const auto& entries = index_->entries;
+  if (entries.empty() || entries.front() != blocks_.front().offset) {
+    return stale("its first entry is not the first block at byte " +
+                 std::to_string(blocks_.front().offset));
+  }
+  if (!std::is_sorted(entries.begin(), entries.end()) ||
+      std::adjacent_find(entries.begin(), entries.end()) != entries.end()) {
+    return stale("its offsets do not increase");
+  }
+  for (std::uint64_t e : entries) {
+    if (e >= bytes_.size() || !starts_with_block_magic(bytes_.span().subspan(e))) {
+      return stale("no block magic at listed offset " + std::to_string(e));
+    }
+  }
+  if (entries.back() != last.offset ||
+      last.data_offset + last.header.allocated_size != index_->offset) {
+    return stale("the last block does not end where the index starts");
+  }
+  if (entries.size() != blocks_.size() ||
+      !std::equal(entries.begin(), entries.end(), blocks_.begin(),
+                  [](std::uint64_t e, const BlockInfo& b) { return e == b.offset; })) {
+    return stale("it lists other offsets than the block headers lead to");
+  }
+  index_valid_ = true;
+}
+
+std::string_view Container::tree_text() const noexcept {
+  if (!prologue_.tree_offset) return {};
+  return as_text(bytes_.span().subspan(*prologue_.tree_offset, prologue_.tree_size));
+}
+
+ErrorContext Container::where(std::size_t i) const {
+  return ErrorContext{.file = name_, .offset = blocks_[i].offset, .block = i};
+}
+
+const BlockInfo& Container::block_at(std::size_t i) const {
+  if (i >= blocks_.size()) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "block " + std::to_string(i) + " does not exist; the file has " +
+                    std::to_string(blocks_.size()) + " readable blocks",
+                ErrorContext{.file = name_});
+  }
+  const BlockInfo& b = blocks_[i];
+  if (!b.problem.empty()) throw Error(ErrorCode::kMalformed, b.problem, where(i));
+  return b;
+}
+
+io::Buffer Container::stored_data(std::size_t i) const {
+  const BlockInfo& b = block_at(i);
+  return bytes_.slice(b.data_offset, b.stored_size);
+}
+
+io::Buffer Container::data(std::size_t i, bool verify_checksum) const {
+  const BlockInfo& b = block_at(i);
+  io::Buffer stored = bytes_.slice(b.data_offset, b.stored_size);
+  const std::string label = b.header.compression_label();
+  compression::Md5Digest stored_md5{};
+  bool stored_ok = false;
+  if (verify_checksum && b.header.has_checksum()) {
+    stored_md5 = compression::md5(stored.span());
+    stored_ok = stored_md5 == b.header.checksum;
+  }
+  io::Buffer decoded;
+  if (label.empty()) {
+    decoded = stored;
+  } else {
+    const compression::Codec* codec = codecs_.find(label);
+    if (codec == nullptr) {
+      std::string known;
+      for (const auto& l : codecs_.labels()) known += (known.empty() ? "" : ", ") + l;
+      throw Error(ErrorCode::kCompression,
+                  "unknown compression '" + label + "' (known: " + known +
+                      "); this block cannot be decoded, the tree and other blocks can",
+                  where(i));
+    }
+    if (b.header.data_size > max_block_data_size_) {
+      throw Error(ErrorCode::kLimit,
+                  "block declares data_size " + std::to_string(b.header.data_size) +
+                      " bytes, above the limit of " + std::to_string(max_block_data_size_) +
+                      " (raise ReadOptions::max_block_data_size to read it)",
+                  where(i));
+    }
+    std::vector<std::uint8_t> out(static_cast<std::size_t>(b.header.data_size));
+    try {
+      codec->decompress(stored.span(), out);
+    } catch (const Error& e) {
+      throw e.with_context(where(i));
+    }
+    decoded = io::Buffer::from_vector(std::move(out));
+  }
+  if (verify_checksum && b.header.has_checksum() && !stored_ok &&
+      (label.empty() || compression::md5(decoded.span()) != b.header.checksum)) {
+    throw Error(ErrorCode::kChecksum,
+                "checksum mismatch: the block stores MD5 " +
+                    compression::to_hex(b.header.checksum) + " but its data hashes to " +
+                    compression::to_hex(stored_md5) + (label.empty() ? "" : " (stored bytes)"),
+                where(i));
+  }
+  return decoded;
+}
+
+ChecksumStatus Container::check(std::size_t i) const {
+  const BlockInfo& b = block_at(i);
+  if (!b.header.has_checksum()) return ChecksumStatus::kUnchecked;
+  if (compression::md5(stored_data(i).span()) == b.header.checksum) {
+    return ChecksumStatus::kMatchesStored;
+  }
+  if (b.header.compression_label().empty()) return ChecksumStatus::kMismatch;
+  try {
+    return compression::md5(data(i).span()) == b.header.checksum ? ChecksumStatus::kMatchesDecoded
+                                                                  : ChecksumStatus::kMismatch;
+  } catch (const Error&) {
+    return ChecksumStatus::kUndecodable;
+  }
+}
+
+}  // namespace asdfcore::format

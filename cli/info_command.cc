@@ -1,0 +1,194 @@
+// `fitsasdf info`: the layout of an ASDF file, for people (a table) or programs (--json).
+#include <boost/program_options.hpp>
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "asdfcore/compression/md5.h"
+#include "asdfcore/error.h"
+#include "asdfcore/format/container.h"
+#include "commands.h"
+#include "exit_codes.h"
+
+namespace po = boost::program_options;
+using asdfcore::format::ChecksumStatus;
+using asdfcore::format::Container;
+using asdfcore::format::LayoutProblem;
+using nlohmann::ordered_json;
+
+namespace fitsasdf::cli {
+namespace {
+
+/// Decode block `i` if possible: its MD5, its decoded size, or the reason it cannot be decoded.
+struct Decoded {
+  std::optional<std::string> md5;
+  std::optional<std::uint64_t> size;
+  std::string error;
+};
+
+Decoded decode(const Container& file, std::size_t i) {
+  Decoded d;
+  try {
+    const auto data = file.data(i);
+    d.md5 = asdfcore::compression::to_hex(asdfcore::compression::md5(data.span()));
+    d.size = data.size();
+  } catch (const asdfcore::Error& e) {
+    d.error = e.message();
+  }
+  return d;
+}
+
+std::string_view problem_kind(LayoutProblem::Kind kind) {
+  switch (kind) {
+    case LayoutProblem::Kind::kBrokenChain: return "broken-chain";
+    case LayoutProblem::Kind::kStaleIndex: return "stale-index";
+    case LayoutProblem::Kind::kTrailingBytes: return "trailing-bytes";
+  }
+  return "unknown";
+}
+
+ordered_json block_json(const Container& file, std::size_t i) {
+  const auto& b = file.blocks()[i];
+  const auto& h = b.header;
+  ordered_json j;
+  j["offset"] = b.offset;
+  j["header_size"] = h.header_size;
+  j["flags"] = h.flags;
+  j["streamed"] = h.streamed();
+  const std::string label = h.compression_label();
+  j["compression"] = label.empty() ? ordered_json(nullptr) : ordered_json(label);
+  j["allocated_size"] = h.allocated_size;
+  j["used_size"] = h.used_size;
+  j["data_size"] = h.data_size;
+  j["checksum"] = h.has_checksum() ? ordered_json(asdfcore::compression::to_hex(h.checksum))
+                                   : ordered_json(nullptr);
+  if (!b.problem.empty()) {
+    j["checksum_ok"] = nullptr;
+    j["data_md5"] = nullptr;
+    j["error"] = b.problem;
+    return j;
+  }
+  const ChecksumStatus status = file.check(i);
+  switch (status) {
+    case ChecksumStatus::kMatchesStored:
+    case ChecksumStatus::kMatchesDecoded: j["checksum_ok"] = true; break;
+    case ChecksumStatus::kMismatch: j["checksum_ok"] = false; break;
+    default: j["checksum_ok"] = nullptr; break;
+  }
+  j["checksum_match"] = status == ChecksumStatus::kUnchecked
+                            ? ordered_json(nullptr)
+                            : ordered_json(asdfcore::format::checksum_status_name(status));
+  const Decoded d = decode(file, i);
+  j["data_md5"] = d.md5 ? ordered_json(*d.md5) : ordered_json(nullptr);
+  if (d.size) j["decoded_size"] = *d.size;
+  if (h.streamed()) j["used_size_actual"] = b.stored_size;
+  if (!d.error.empty()) j["error"] = d.error;
+  return j;
+}
+
+ordered_json layout_json(const Container& file, bool with_blocks) {
+  ordered_json j;
+  j["file"] = file.name();
+  j["file_format_version"] = file.prologue().file_format_version;
+  j["asdf_standard"] = file.prologue().asdf_standard;
+  j["comments"] = file.prologue().comments;
+  j["tree_offset"] = file.prologue().tree_offset ? ordered_json(*file.prologue().tree_offset)
+                                                  : ordered_json(nullptr);
+  j["tree_size"] = file.prologue().tree_size;
+  if (with_blocks) {
+    ordered_json blocks = ordered_json::array();
+    for (std::size_t i = 0; i < file.blocks().size(); ++i) blocks.push_back(block_json(file, i));
+    // A break in the chain of blocks is listed where it happens, as an entry of its own.
+    for (const auto& p : file.problems()) {
+      if (p.kind == LayoutProblem::Kind::kBrokenChain) {
+        blocks.push_back(ordered_json{{"offset", p.offset}, {"error", p.message}});
+      }
+    }
+    j["blocks"] = std::move(blocks);
+  } else {
+    j["n_blocks"] = file.blocks().size();
+  }
+  const auto& index = file.block_index();
+  j["block_index"] = index ? ordered_json(index->entries) : ordered_json(nullptr);
+  j["block_index_valid"] = file.block_index_valid();
+  ordered_json problems = ordered_json::array();
+  for (const auto& p : file.problems()) {
+    problems.push_back({{"kind", problem_kind(p.kind)}, {"offset", p.offset}, {"message", p.message}});
+  }
+  j["problems"] = std::move(problems);
+  return j;
+}
+
+void print_text(const Container& file, const ordered_json& j, bool with_blocks) {
+  std::cout << file.name() << "\n"
+            << "  file format " << file.prologue().file_format_version << ", ASDF Standard "
+            << file.prologue().asdf_standard
+            << (file.prologue().asdf_standard_declared ? "" : " (not declared)") << "\n";
+  if (file.prologue().tree_offset) {
+    std::cout << "  tree: " << file.prologue().tree_size << " bytes at offset "
+              << *file.prologue().tree_offset << "\n";
+  } else {
+    std::cout << "  tree: none\n";
+  }
+  std::cout << "  blocks: " << file.blocks().size();
+  if (file.block_index()) {
+    std::cout << ", block index " << (file.block_index_valid() ? "valid" : "ignored (stale)");
+  } else if (!file.blocks().empty()) {
+    std::cout << ", no block index";
+  }
+  std::cout << "\n";
+  if (with_blocks) {
+    std::cout << "  " << std::left << std::setw(4) << "#" << std::setw(12) << "offset"
+              << std::setw(6) << "codec" << std::setw(14) << "used" << std::setw(14) << "data"
+              << std::setw(10) << "checksum" << "data md5\n";
+    std::size_t i = 0;
+    for (const auto& b : j["blocks"]) {
+      if (!b.contains("header_size")) continue;
+      std::string sum = "none";
+      if (!b["checksum_ok"].is_null()) sum = b["checksum_ok"].get<bool>() ? "ok" : "MISMATCH";
+      std::cout << "  " << std::setw(4) << i++ << std::setw(12) << b["offset"].get<std::uint64_t>()
+                << std::setw(6)
+                << (b["compression"].is_null() ? "-" : b["compression"].get<std::string>())
+                << std::setw(14) << b["used_size"].get<std::uint64_t>() << std::setw(14)
+                << b["data_size"].get<std::uint64_t>() << std::setw(10) << sum
+                << (b["data_md5"].is_null() ? "-" : b["data_md5"].get<std::string>())
+                << (b["streamed"].get<bool>() ? "  (streamed)" : "") << "\n";
+    }
+  }
+  for (const auto& p : file.problems()) {
+    std::cout << "  problem at byte " << p.offset << ": " << p.message << "\n";
+  }
+}
+
+}  // namespace
+
+int run_info(const std::vector<std::string>& args) {
+  po::options_description opts("fitsasdf info FILE [options]");
+  opts.add_options()("help,h", "show this help")("blocks", "list every block")(
+      "json", "print one JSON object instead of text")("file", po::value<std::string>(),
+                                                       "the ASDF file");
+  po::positional_options_description pos;
+  pos.add("file", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << opts;
+    return kExitOk;
+  }
+  if (!vm.count("file")) {
+    std::cerr << "fitsasdf info: no FILE given (see fitsasdf info --help)\n";
+    return kExitUsage;
+  }
+  const Container file = Container::open(vm["file"].as<std::string>());
+  const bool with_blocks = vm.count("blocks") > 0;
+  const ordered_json j = layout_json(file, with_blocks);
+  if (vm.count("json")) {
+    std::cout << j.dump(1) << "\n";
+  } else {
+    print_text(file, j, with_blocks);
+  }
+  return kExitOk;
+}
+
+}  // namespace fitsasdf::cli

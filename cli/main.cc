@@ -1,0 +1,74 @@
+// fitsasdf: the command-line entry point. Parses the subcommand, runs it, and turns every
+// error into one line on stderr and a documented exit status (see exit_codes.h).
+#include <boost/program_options.hpp>
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "asdfcore/error.h"
+#include "asdfcore/version.h"
+#include "commands.h"
+#include "exit_codes.h"
+
+namespace po = boost::program_options;
+using fitsasdf::cli::Command;
+
+namespace {
+
+const Command kCommands[] = {
+    {"info", "show the layout (header, tree, blocks, index) of an ASDF file",
+     fitsasdf::cli::run_info},
+};
+
+void print_help(std::ostream& out) {
+  out << "Usage: fitsasdf <command> [options]\n"
+         "       fitsasdf --version | --help\n\n"
+         "Convert astronomical data between FITS and ASDF, and inspect ASDF files.\n\n"
+         "Commands:\n";
+  for (const auto& c : kCommands) out << "  " << c.name << "  " << c.summary << "\n";
+  out << "\nRun `fitsasdf <command> --help` for a command's options.\n"
+         "Exit status: 0 ok, 1 differences or failed files, 2 invalid input, 3 I/O error,\n"
+         "4 usage error, 5 internal error.\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace fitsasdf::cli;
+  try {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty()) {
+      print_help(std::cerr);
+      return kExitUsage;
+    }
+    const std::string& first = args.front();
+    if (first == "--version" || first == "-V") {
+      std::cout << "fitsasdf " << asdfcore::kVersion << "\n";
+      return kExitOk;
+    }
+    if (first == "--help" || first == "-h" || first == "help") {
+      print_help(std::cout);
+      return kExitOk;
+    }
+    for (const auto& c : kCommands) {
+      if (first == c.name) return c.run(std::vector<std::string>(args.begin() + 1, args.end()));
+    }
+    std::cerr << "fitsasdf: unknown command '" << first << "' (see fitsasdf --help)\n";
+    return kExitUsage;
+  } catch (const asdfcore::Error& e) {
+    std::string line = e.what();
+    for (char& ch : line) {
+      if (ch == '\n' || ch == '\r') ch = ' ';
+    }
+    std::cerr << "fitsasdf: error [" << asdfcore::error_code_name(e.code()) << "]: " << line
+              << "\n";
+    return exit_code_for(e.code());
+  } catch (const po::error& e) {
+    std::cerr << "fitsasdf: " << e.what() << " (see --help)\n";
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    std::cerr << "fitsasdf: internal error: " << e.what() << "\n";
+    return kExitInternal;
+  }
+}

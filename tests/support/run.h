@@ -1,0 +1,20 @@
+#pragma once
+// Run a command (the CLI, the reference Python tools) and capture its output and exit status.
+#include <string>
+#include <vector>
+
+namespace fitsasdf::test {
+
+struct RunResult {
+  int status = -1;      ///< Exit status, or 128 + signal number when killed by a signal.
+  std::string out;      ///< Standard output.
+  std::string err;      ///< Standard error.
+};
+
+/// Run `argv` (no shell) with an optional standard input and wait for it.
+RunResult run(const std::vector<std::string>& argv, const std::string& input = "");
+
+/// Quote `s` for a message.
+std::string join(const std::vector<std::string>& argv);
+
+}  // namespace fitsasdf::test
