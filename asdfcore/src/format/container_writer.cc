@@ -49,6 +49,10 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
     if (blocks[i].streamed && i + 1 != blocks.size()) {
       throw Error(ErrorCode::kInvalidArgument, "only the last block may be streamed", at);
     }
+    if (blocks[i].streamed && blocks[i].padding != 0) {
+      throw Error(ErrorCode::kInvalidArgument,
+                  "a streamed block runs to the end of the file and cannot have padding", at);
+    }
     if (blocks[i].streamed && !blocks[i].compression.empty()) {
       throw Error(ErrorCode::kInvalidArgument, "a streamed block cannot be compressed", at);
     }
@@ -63,7 +67,8 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
   for (const auto& c : options.comments) head += "#" + c + "\n";
   out.write(as_bytes(head));
   out.write(as_bytes(tree));
-  if (options.tree_padding > 0) {
+  // Without a tree the first block must follow the header at once: no padding then.
+  if (!tree.empty() && options.tree_padding > 0) {
     // Blanks then a newline: the unused space stays valid YAML whitespace.
     std::string pad(static_cast<std::size_t>(options.tree_padding), ' ');
     pad.back() = '\n';

@@ -27,7 +27,8 @@ struct BlockToWrite {
   std::vector<std::span<const std::uint8_t>> pieces;  ///< The decoded data, in order.
   std::string compression;     ///< "" for none, else a label in the registry ("zlib", ...).
   int level = -1;              ///< Compression level; -1 for the codec's default.
-  std::uint64_t padding = 0;   ///< Extra allocated bytes after the used data (zero filled).
+  std::uint64_t padding = 0;   ///< Extra allocated bytes after the used data (zero filled);
+                               ///< must be 0 for a streamed block.
   bool streamed = false;       ///< Write as a streamed block; only the last block may be.
 };
 
@@ -36,7 +37,8 @@ struct WriteOptions {
   std::string asdf_standard = "1.6.0";  ///< Written as `#ASDF_STANDARD`.
   std::vector<std::string> comments;    ///< Extra `#` lines (without the `#`).
   bool block_index = true;              ///< Write the index (never after a streamed block).
-  std::uint64_t tree_padding = 0;       ///< Spare bytes after the tree so it can grow.
+  std::uint64_t tree_padding = 0;       ///< Spare bytes after the tree so it can grow (none
+                                        ///< is written when there is no tree).
   ChecksumConvention checksum = ChecksumConvention::kStoredBytes;
   bool durable = true;                  ///< fsync before the rename.
 };
