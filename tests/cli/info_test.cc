@@ -18,7 +18,7 @@ RunResult cli(std::vector<std::string> args) {
 int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
 }  // namespace
 
-TEST_CASE("--version and --help", "[cli]") {
+TEST_CASE("version, help and usage errors", "[cli]") {
   auto r = cli({"--version"});
   CHECK(r.status == 0);
   CHECK(r.out.starts_with("fitsasdf "));
@@ -32,7 +32,7 @@ TEST_CASE("--version and --help", "[cli]") {
 }
 
 TEST_CASE("info prints the block list of the bundled sample", "[cli]") {
-  const auto sample = (data_dir() / ".." / ".." / "samples" / "compressed.asdf").string();
+  const auto sample = (samples_dir() / "compressed.asdf").string();
   auto r = cli({"info", "--blocks", sample});
   INFO(r.err);
   REQUIRE(r.status == 0);

@@ -7,6 +7,8 @@ namespace fitsasdf::test {
 
 /// The project's tests/data folder.
 inline std::filesystem::path data_dir() { return FITSASDF_TEST_DATA_DIR; }
+/// The project's samples folder.
+inline std::filesystem::path samples_dir() { return FITSASDF_SAMPLES_DIR; }
 /// The shared corpus of real files (../shared/corpus from the project root).
 inline std::filesystem::path corpus_dir() { return FITSASDF_CORPUS_DIR; }
 /// The built `fitsasdf` executable.
