@@ -51,6 +51,14 @@ class Bzp2Codec final : public Codec {
     return out;
   }
 
+  
+  std::uint64_t max_decoded_size(std::uint64_t stored_size) const noexcept override {
+    // bzip2's run-length stages allow about 46 million to 1 at the extreme.
+    const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() / 46000000;
+    return stored_size >= limit ? std::numeric_limits<std::uint64_t>::max()
+                                : stored_size * 46000000 + 1024;
+  }
+
   void decompress(std::span<const std::uint8_t> input,
                   std::span<std::uint8_t> output) const override {
     bz_stream z{};

@@ -4,6 +4,7 @@
 // chunk's decoded size as a little-endian u32 (python-lz4's `store_size=True`).
 #include <lz4.h>
 
+#include <limits>
 #include <string>
 
 #include "asdfcore/compression/codec.h"
@@ -65,6 +66,14 @@ class Lz4Codec final : public Codec {
     return out;
   }
 
+  
+  std::uint64_t max_decoded_size(std::uint64_t stored_size) const noexcept override {
+    // an lz4 block expands at most about 255:1 (a match length byte per 255 bytes).
+    const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() / 256;
+    return stored_size >= limit ? std::numeric_limits<std::uint64_t>::max()
+                                : stored_size * 256 + 64;
+  }
+
   void decompress(std::span<const std::uint8_t> input,
                   std::span<std::uint8_t> output) const override {
     std::size_t in = 0;
@@ -75,7 +84,11 @@ class Lz4Codec final : public Codec {
                                 std::to_string(in);
       if (input.size() - in < 8) fail(where + ": truncated chunk header");
       const std::uint32_t stored = load_be32(input.data() + in);
-      if (stored < 4 || stored > input.size() - in - 4) {
+      if (stored < 4) {
+        fail(where + ": chunk length " + std::to_string(stored) +
+             " is too small to hold the 4-byte decoded size");
+      }
+      if (stored > input.size() - in - 4) {
         fail(where + ": chunk length " + std::to_string(stored) + " runs past the block's " +
              std::to_string(input.size()) + " stored bytes");
       }

@@ -52,6 +52,14 @@ class ZlibCodec final : public Codec {
     return out;
   }
 
+  
+  std::uint64_t max_decoded_size(std::uint64_t stored_size) const noexcept override {
+    // deflate expands at most 1032:1 (a 258-byte match per 2 bits); a little slack for the header.
+    const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() / 1032;
+    return stored_size >= limit ? std::numeric_limits<std::uint64_t>::max()
+                                : stored_size * 1032 + 64;
+  }
+
   void decompress(std::span<const std::uint8_t> input,
                   std::span<std::uint8_t> output) const override {
     z_stream z{};

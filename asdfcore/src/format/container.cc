@@ -1,6 +1,7 @@
 #include "asdfcore/format/container.h"
 
 #include <algorithm>
+#include <new>
 #include <string_view>
 
 #include "asdfcore/error.h"
@@ -78,19 +79,26 @@ void Container::scan(const ReadOptions& options) {
 void Container::walk_blocks(std::uint64_t first, bool strict) {
   const auto file = bytes_.span();
   const std::uint64_t size = file.size();
-  const std::uint64_t stop = index_ ? index_->offset : size;
+  const std::uint64_t stop = size;
+  const std::string_view index_header = kBlockIndexHeader;
   std::uint64_t p = first;
   while (p < stop) {
+    if (as_text(file.subspan(p)).starts_with(index_header)) break;
     if (!starts_with_block_magic(file.subspan(p))) {
       // Zero bytes may pad the space before the index or the end of the file.
       std::uint64_t q = p;
       while (q < stop && file[q] == 0) ++q;
-      if (q == stop) break;
+      if (q == stop || as_text(file.subspan(q)).starts_with(index_header)) break;
       const auto next = find_magic(file, p);
-      if (next) {
+      const bool promised = index_ && index_->parsed &&
+                            std::find(index_->entries.begin(), index_->entries.end(), p) !=
+                                index_->entries.end();
+      if (next || promised) {
         add_problem(LayoutProblem::Kind::kBrokenChain, p,
-                    "no block magic where the previous block ends; the next magic is at byte " +
-                        std::to_string(*next) + ", so the blocks from there on are not read",
+                    next ? "no block magic where the previous block ends; the next magic is at "
+                           "byte " + std::to_string(*next) + ", so the blocks from there on are "
+                           "not read"
+                         : std::string("no block magic where the block index lists a block"),
                     strict);
       } else {
         add_problem(LayoutProblem::Kind::kTrailingBytes, p,
@@ -105,7 +113,8 @@ void Container::walk_blocks(std::uint64_t first, bool strict) {
     try {
       b.header = parse_block_header(file, p);
     } catch (const Error& e) {
-      add_problem(LayoutProblem::Kind::kBrokenChain, p, e.message(), strict);
+      if (strict) throw e.with_context(ErrorContext{.file = name_});
+      add_problem(LayoutProblem::Kind::kBrokenChain, p, e.message(), false);
       return;
     }
     b.data_offset = p + b.header.total_header_bytes();
@@ -242,7 +251,23 @@ io::Buffer Container::data(std::size_t i, bool verify_checksum) const {
                       " (raise ReadOptions::max_block_data_size to read it)",
                   where(i));
     }
-    std::vector<std::uint8_t> out(static_cast<std::size_t>(b.header.data_size));
+    if (b.header.data_size > codec->max_decoded_size(b.stored_size)) {
+      throw Error(ErrorCode::kCompression,
+                  "block declares data_size " + std::to_string(b.header.data_size) +
+                      " bytes, more than " + std::to_string(b.stored_size) + " bytes of " + label +
+                      " data can decode to",
+                  where(i));
+    }
+    std::vector<std::uint8_t> out;
+    try {
+      if (b.header.data_size > out.max_size()) throw std::bad_alloc();
+      out.resize(static_cast<std::size_t>(b.header.data_size));
+    } catch (const std::bad_alloc&) {
+      throw Error(ErrorCode::kLimit,
+                  "block declares data_size " + std::to_string(b.header.data_size) +
+                      " bytes, which cannot be allocated",
+                  where(i));
+    }
     try {
       codec->decompress(stored.span(), out);
     } catch (const Error& e) {

@@ -109,6 +109,7 @@ class FailingCodec final : public asdfcore::compression::Codec {
                                      const asdfcore::compression::CompressOptions&) const override {
     throw Error(ErrorCode::kCompression, "fail: refusing to compress (test codec)");
   }
+  std::uint64_t max_decoded_size(std::uint64_t stored) const noexcept override { return stored; }
   void decompress(std::span<const std::uint8_t>, std::span<std::uint8_t>) const override {
     throw Error(ErrorCode::kCompression, "fail: refusing to decompress (test codec)");
   }

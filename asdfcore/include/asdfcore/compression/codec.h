@@ -28,6 +28,10 @@ class Codec {
   virtual std::vector<std::uint8_t> compress(std::span<const std::uint8_t> input,
                                              const CompressOptions& options) const = 0;
 
+  /// Return the most bytes `stored_size` bytes of this codec's output can decode to (the
+  /// format's worst-case expansion), so a forged `data_size` is refused before any allocation.
+  virtual std::uint64_t max_decoded_size(std::uint64_t stored_size) const noexcept = 0;
+
   /// Decode `input` into `output`, which has exactly the block's declared `data_size` bytes.
   /// Throws `Error` (compression) when the stream is corrupt or decodes to any other size; never
   /// writes past `output`.
