@@ -15,5 +15,13 @@ struct Command {
 
 /// `fitsasdf info FILE [--blocks] [--json]`.
 int run_info(const std::vector<std::string>& args);
+/// `fitsasdf to-yaml IN -o OUT`: every array inlined into the tree.
+int run_to_yaml(const std::vector<std::string>& args);
+/// `fitsasdf defragment IN -o OUT [--compress C]`.
+int run_defragment(const std::vector<std::string>& args);
+/// `fitsasdf explode IN -o OUT`: tree file plus one file per block.
+int run_explode(const std::vector<std::string>& args);
+/// `fitsasdf implode IN -o OUT`: an exploded file back into one.
+int run_implode(const std::vector<std::string>& args);
 
 }  // namespace fitsasdf::cli

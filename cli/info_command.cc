@@ -4,11 +4,13 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "asdfcore/asdf_file.h"
 #include "asdfcore/compression/md5.h"
 #include "asdfcore/error.h"
 #include "asdfcore/format/container.h"
 #include "commands.h"
 #include "exit_codes.h"
+#include "tree_report.h"
 
 namespace po = boost::program_options;
 using asdfcore::format::ChecksumStatus;
@@ -165,8 +167,9 @@ void print_text(const Container& file, const ordered_json& j, bool with_blocks) 
 int run_info(const std::vector<std::string>& args) {
   po::options_description opts("fitsasdf info FILE [options]");
   opts.add_options()("help,h", "show this help")("blocks", "list every block")(
-      "json", "print one JSON object instead of text")("file", po::value<std::string>(),
-                                                       "the ASDF file");
+      "json", "print one JSON object instead of text")(
+      "max-lines", po::value<std::size_t>()->default_value(200), "lines of the tree outline")(
+      "file", po::value<std::string>(), "the ASDF file");
   po::positional_options_description pos;
   pos.add("file", 1);
   po::variables_map vm;
@@ -180,13 +183,32 @@ int run_info(const std::vector<std::string>& args) {
     std::cerr << "fitsasdf info: no FILE given (see fitsasdf info --help)\n";
     return kExitUsage;
   }
-  const Container file = Container::open(vm["file"].as<std::string>());
+  const std::string path = vm["file"].as<std::string>();
+  const Container file = Container::open(path);
   const bool with_blocks = vm.count("blocks") > 0;
-  const ordered_json j = layout_json(file, with_blocks);
+  ordered_json j = layout_json(file, with_blocks);
+  // The tree: with --blocks a broken tree is reported and the block list still shown.
+  std::optional<asdfcore::AsdfFile> asdf;
+  try {
+    asdf = asdfcore::AsdfFile::open(path);
+  } catch (const asdfcore::Error& e) {
+    if (!with_blocks) throw;
+    j["tree_error"] = e.what();
+  }
+  if (asdf) {
+    j["tags"] = tag_map(*asdf);
+    j["arrays"] = array_summaries(*asdf);
+    j["warnings"] = asdf->warnings();
+  }
   if (vm.count("json")) {
     std::cout << j.dump(1) << "\n";
+    return kExitOk;
+  }
+  print_text(file, j, with_blocks);
+  if (asdf) {
+    std::cout << "\n" << outline(*asdf, vm["max-lines"].as<std::size_t>());
   } else {
-    print_text(file, j, with_blocks);
+    std::cout << "  tree: cannot be read: " << j["tree_error"].get<std::string>() << "\n";
   }
   return kExitOk;
 }

@@ -17,8 +17,15 @@ using fitsasdf::cli::Command;
 namespace {
 
 const Command kCommands[] = {
-    {"info", "show the layout (header, tree, blocks, index) of an ASDF file",
+    {"info", "show an ASDF file: tree outline, arrays, tags, blocks (--blocks), JSON (--json)",
      fitsasdf::cli::run_info},
+    {"to-yaml", "write an ASDF file with every array inlined into the tree",
+     fitsasdf::cli::run_to_yaml},
+    {"defragment", "rewrite an ASDF file compactly, optionally recompressing its blocks",
+     fitsasdf::cli::run_defragment},
+    {"explode", "split an ASDF file into a tree file and one file per block",
+     fitsasdf::cli::run_explode},
+    {"implode", "join an exploded ASDF file back into one file", fitsasdf::cli::run_implode},
 };
 
 void print_help(std::ostream& out) {

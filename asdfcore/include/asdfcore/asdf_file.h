@@ -1,0 +1,62 @@
+#pragma once
+/// \file
+/// An ASDF file opened for reading: its layout, its YAML tree (tags kept, `$ref` resolvable),
+/// and its arrays, read lazily from blocks that stay memory-mapped.
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "asdfcore/format/container.h"
+#include "asdfcore/ndarray/ndarray.h"
+#include "asdfcore/tree/node.h"
+#include "asdfcore/tree/yaml.h"
+
+namespace asdfcore {
+
+/// Settings for opening a file.
+struct OpenOptions {
+  format::ReadOptions layout;          ///< Block-layout checks and limits.
+  tree::YamlReadOptions yaml;          ///< Tree-size, depth and alias limits.
+  bool verify_checksums = false;       ///< Check each block's MD5 when its data is read.
+  /// Folders besides the file's own that external references and external blocks may reach.
+  std::vector<std::filesystem::path> allowed_dirs;
+  bool allow_any_path = false;         ///< Let external references reach any local file.
+};
+
+/// One ASDF file. Copies share the same open file.
+class AsdfFile {
+ public:
+  /// Open the file at `path`: map it, scan its layout, parse its tree. Arrays are not read
+  /// until asked for. Throws `Error` for a file that is not ASDF or whose tree is not valid YAML.
+  static AsdfFile open(const std::string& path, const OpenOptions& options = {});
+
+  /// Return the path the file was opened with.
+  const std::string& path() const noexcept;
+  /// Return the byte layout (prologue, blocks, index).
+  const format::Container& container() const noexcept;
+  /// Return the ASDF Standard version the file declares ("1.0.0" when it declares none).
+  const std::string& asdf_standard() const noexcept;
+  /// Return the tree as written: tags kept, `$ref` mappings left in place. A file with no tree
+  /// gives an empty mapping.
+  const tree::NodePtr& tree() const noexcept;
+  /// Return the tree with every `$ref` replaced by its target (computed once, on first call).
+  tree::NodePtr resolved_tree() const;
+  /// Return what was odd but not fatal: layout problems, unknown tag versions, ...
+  const std::vector<std::string>& warnings() const noexcept;
+
+  /// Return the source of block data for ndarrays of this file (including exploded blocks in
+  /// sibling files).
+  const ndarray::BlockProvider& blocks() const noexcept;
+  /// Read the ndarray described by `node` (a `core/ndarray` mapping of this file's tree);
+  /// `path` is its JSON Pointer, used in errors.
+  ndarray::NDArray array(const tree::Node& node, const std::string& path = "") const;
+
+ private:
+  struct State;
+  explicit AsdfFile(std::shared_ptr<State> state) : state_(std::move(state)) {}
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace asdfcore

@@ -1,0 +1,55 @@
+#pragma once
+/// \file
+/// The C++ values of the core tags that are not arrays: complex numbers, arbitrary-size
+/// integers, external arrays and tables.
+
+#include <complex>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "asdfcore/tree/node.h"
+
+namespace asdfcore::extension {
+
+/// Parse the text of a `core/complex` node ("(1+2j)", "-1.5e3-2i", "nan+infj", "3j").
+/// Throws `Error` (malformed) for anything else.
+std::complex<double> parse_complex(std::string_view text);
+
+/// Return the text python asdf writes for `value` ("(1+2j)", "(1.5-0j)", "(nan+infj)").
+std::string format_complex(std::complex<double> value);
+
+/// A `core/integer`: an integer of any size, kept as decimal text.
+struct BigInteger {
+  std::string decimal;  ///< "-1180591620717411303424"
+};
+
+/// Return the decimal text of the unsigned integer whose base-2^32 digits are `words`, least
+/// significant first, with `negative` giving the sign.
+std::string words_to_decimal(std::span<const std::uint32_t> words, bool negative);
+
+/// A `core/externalarray`: data held by a file outside ASDF.
+struct ExternalArray {
+  std::string fileuri;
+  tree::NodePtr target;
+  std::string datatype;
+  std::vector<std::uint64_t> shape;
+};
+
+/// One column of a `core/table`.
+struct TableColumn {
+  std::string name;
+  std::string description;
+  tree::NodePtr data;  ///< Usually a `core/ndarray` node.
+  tree::NodePtr unit;  ///< The column's unit node, or nullptr.
+};
+
+/// A `core/table`, read into a generic form.
+struct Table {
+  std::vector<TableColumn> columns;
+  tree::NodePtr meta;
+};
+
+}  // namespace asdfcore::extension

@@ -1,0 +1,140 @@
+#include "asdfcore/asdf_file.h"
+
+#include <map>
+#include <mutex>
+
+#include "asdfcore/error.h"
+#include "asdfcore/extension/converter.h"
+#include "asdfcore/tree/reference.h"
+
+namespace asdfcore {
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Blocks of one file, plus single-block sibling files for the exploded form.
+class FileBlocks final : public ndarray::BlockProvider {
+ public:
+  FileBlocks(format::Container container, bool verify, tree::ReferencePolicy policy,
+             format::ReadOptions layout)
+      : container_(std::move(container)),
+        verify_(verify),
+        policy_(std::move(policy)),
+        layout_(layout) {}
+
+  io::Buffer block(std::int64_t index) const override {
+    const auto count = static_cast<std::int64_t>(container_.blocks().size());
+    const std::int64_t i = index < 0 ? count + index : index;
+    if (i < 0 || i >= count) {
+      throw Error(ErrorCode::kMalformed,
+                  "ndarray source " + std::to_string(index) + " names no block: the file has " +
+                      std::to_string(count),
+                  ErrorContext{.file = container_.name()});
+    }
+    return container_.data(static_cast<std::size_t>(i), verify_);
+  }
+
+  std::uint64_t block_count() const override { return container_.blocks().size(); }
+
+  io::Buffer external(const std::string& uri) const override {
+    const tree::ReferenceTarget target = tree::split_reference(uri);
+    const fs::path path = tree::resolve_document_path(target.document, policy_, container_.name());
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = externals_.find(path);
+    if (it == externals_.end()) {
+      it = externals_.emplace(path, format::Container::open(path.string(), layout_)).first;
+    }
+    const format::Container& other = it->second;
+    if (other.blocks().empty()) {
+      throw Error(ErrorCode::kMalformed, "external block file has no block",
+                  ErrorContext{.file = path.string()});
+    }
+    return other.data(0, verify_);
+  }
+
+  const format::Container& container() const { return container_; }
+
+ private:
+  format::Container container_;
+  bool verify_;
+  tree::ReferencePolicy policy_;
+  format::ReadOptions layout_;
+  mutable std::mutex mutex_;
+  mutable std::map<fs::path, format::Container> externals_;
+};
+
+}  // namespace
+
+struct AsdfFile::State {
+  std::string path;
+  OpenOptions options;
+  tree::ReferencePolicy policy;
+  std::unique_ptr<FileBlocks> blocks;
+  tree::NodePtr tree;
+  std::vector<std::string> warnings;
+  mutable std::once_flag resolved_once;
+  mutable tree::NodePtr resolved;
+};
+
+AsdfFile AsdfFile::open(const std::string& path, const OpenOptions& options) {
+  auto state = std::make_shared<State>();
+  state->path = path;
+  state->options = options;
+  state->policy.base_dir = fs::absolute(fs::path(path)).parent_path();
+  state->policy.allowed_dirs = options.allowed_dirs;
+  state->policy.allow_any_path = options.allow_any_path;
+  format::Container container = format::Container::open(path, options.layout);
+  for (const auto& p : container.problems()) {
+    state->warnings.push_back("byte " + std::to_string(p.offset) + ": " + p.message);
+  }
+  const auto& prologue = container.prologue();
+  if (prologue.tree_offset) {
+    state->tree = tree::parse_yaml(container.tree_text(), path, *prologue.tree_offset,
+                                   options.yaml)
+                      .root;
+  }
+  if (!state->tree || state->tree->is_null()) state->tree = tree::Node::make_mapping();
+  try {
+    for (auto& w : extension::check_tag_versions(*state->tree,
+                                                 extension::ConverterRegistry::with_builtins())) {
+      state->warnings.push_back(std::move(w));
+    }
+  } catch (const Error& e) {
+    throw e.with_context(ErrorContext{.file = path});
+  }
+  state->blocks = std::make_unique<FileBlocks>(std::move(container), options.verify_checksums,
+                                               state->policy, options.layout);
+  return AsdfFile(std::move(state));
+}
+
+const std::string& AsdfFile::path() const noexcept { return state_->path; }
+const format::Container& AsdfFile::container() const noexcept {
+  return state_->blocks->container();
+}
+const std::string& AsdfFile::asdf_standard() const noexcept {
+  return container().prologue().asdf_standard;
+}
+const tree::NodePtr& AsdfFile::tree() const noexcept { return state_->tree; }
+const std::vector<std::string>& AsdfFile::warnings() const noexcept { return state_->warnings; }
+const ndarray::BlockProvider& AsdfFile::blocks() const noexcept { return *state_->blocks; }
+
+tree::NodePtr AsdfFile::resolved_tree() const {
+  std::call_once(state_->resolved_once, [this] {
+    const OpenOptions& options = state_->options;
+    tree::DocumentLoader loader = [&options](const fs::path& file) {
+      return AsdfFile::open(file.string(), options).tree();
+    };
+    state_->resolved = tree::resolve_references(state_->tree, state_->path, state_->policy, loader);
+  });
+  return state_->resolved;
+}
+
+ndarray::NDArray AsdfFile::array(const tree::Node& node, const std::string& path) const {
+  try {
+    return ndarray::NDArray::from_node(node, *state_->blocks, path);
+  } catch (const Error& e) {
+    throw e.with_context(ErrorContext{.file = state_->path, .tree_path = path});
+  }
+}
+
+}  // namespace asdfcore

@@ -1,0 +1,114 @@
+#include "asdfcore/asdf_writer.h"
+
+#include <algorithm>
+#include <array>
+
+#include "asdfcore/error.h"
+#include "asdfcore/tree/yaml.h"
+#include "asdfcore/version.h"
+
+namespace asdfcore {
+namespace {
+
+using tree::Node;
+using tree::NodePtr;
+
+constexpr std::array<std::string_view, 7> kStandards{"1.0.0", "1.1.0", "1.2.0", "1.3.0",
+                                                   "1.4.0", "1.5.0", "1.6.0"};
+
+std::string core_tag(std::string_view name) { return std::string(tree::kAsdfTagPrefix) + "core/" + std::string(name); }
+
+NodePtr software(std::string name, std::string version, bool with_author) {
+  NodePtr s = Node::make_mapping();
+  s->set_tag(core_tag("software-1.0.0"));
+  s->collection_style = tree::CollectionStyle::kFlow;
+  if (with_author) s->set("author", Node::make_string("The fitsasdf Developers"));
+  s->set("name", Node::make_string(std::move(name)));
+  s->set("version", Node::make_string(std::move(version)));
+  return s;
+}
+
+/// The root tag a tree of `standard` gets when it has none.
+std::string default_root_tag(const std::string& standard) {
+  return core_tag(standard == "1.0.0" ? "asdf-1.0.0" : "asdf-1.1.0");
+}
+
+/// A shallow copy of `root` with the library metadata in front, as python asdf orders it.
+NodePtr with_metadata(const NodePtr& root, const std::string& standard) {
+  NodePtr out = Node::make_mapping();
+  out->set_tag(root->tag().empty() ? default_root_tag(standard) : root->tag());
+  out->set("asdf_library", software("fitsasdf", kVersion, true));
+  if (out->tag() == core_tag("asdf-1.0.0")) {
+    // core/asdf-1.0.0 has `history` as a plain list of entries and no extension metadata.
+    for (const auto& [k, v] : root->entries()) {
+      if (!(k->is_string() && k->as_string() == "asdf_library")) out->entries().emplace_back(k, v);
+    }
+    return out;
+  }
+
+  NodePtr ext = Node::make_mapping();
+  ext->set_tag(core_tag("extension_metadata-1.0.0"));
+  ext->set("extension_class", Node::make_string("asdf.extension._manifest.ManifestExtension"));
+  ext->set("extension_uri",
+           Node::make_string("asdf://asdf-format.org/core/extensions/core-" + standard));
+  ext->set("software", software("fitsasdf", kVersion, false));
+
+  // Keep an existing history (entries and other extensions), adding ours when missing.
+  NodePtr history = Node::make_mapping();
+  NodePtr extensions = Node::make_sequence();
+  if (const NodePtr old = root->get("history"); old && old->is_mapping()) {
+    for (const auto& [k, v] : old->entries()) history->entries().emplace_back(k, v);
+    if (const NodePtr list = old->get("extensions"); list && list->is_sequence()) {
+      for (const auto& e : list->items()) extensions->push_back(e);
+    }
+  } else if (old && old->is_sequence()) {
+    history->set("entries", old);  // the list form of core/asdf-1.1.0's history
+  }
+  const bool present = std::any_of(extensions->items().begin(), extensions->items().end(),
+                                   [&](const NodePtr& e) {
+                                     const NodePtr uri = e->get("extension_uri");
+                                     return uri && uri->is_string() &&
+                                            uri->as_string() == ext->get("extension_uri")->as_string();
+                                   });
+  if (!present) extensions->push_back(ext);
+  history->set("extensions", extensions);
+  out->set("history", history);
+  for (const auto& [k, v] : root->entries()) {
+    if (k->is_string() && (k->as_string() == "asdf_library" || k->as_string() == "history")) {
+      continue;
+    }
+    out->entries().emplace_back(k, v);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::span<const std::string_view> supported_write_standards() noexcept { return kStandards; }
+
+void write_asdf(const std::string& path, const NodePtr& root,
+                std::span<const format::BlockToWrite> blocks, const AsdfWriteOptions& options) {
+  const ErrorContext at{.file = path};
+  if (std::find(kStandards.begin(), kStandards.end(), options.asdf_standard) == kStandards.end()) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "cannot write ASDF Standard " + options.asdf_standard + " (supported: 1.0.0 to 1.6.0)",
+                at);
+  }
+  if (!root || !root->is_mapping()) {
+    throw Error(ErrorCode::kInvalidArgument, "the root of an ASDF tree must be a mapping", at);
+  }
+  NodePtr top = options.add_metadata ? with_metadata(root, options.asdf_standard) : root;
+  if (top->tag().empty()) {
+    if (top == root) {
+      top = Node::make_mapping();
+      top->entries() = root->entries();
+    }
+    top->set_tag(default_root_tag(options.asdf_standard));
+  }
+  const std::string yaml = tree::emit_yaml(*top);
+  format::WriteOptions layout = options.layout;
+  layout.asdf_standard = options.asdf_standard;
+  format::write_container(path, yaml, blocks, layout);
+}
+
+}  // namespace asdfcore
