@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <system_error>
 
 #include "asdfcore/asdf_writer.h"
 #include "asdfcore/error.h"
@@ -161,13 +162,22 @@ std::vector<std::string> explode(const std::string& input, const std::string& ou
   }
   const AsdfWriteOptions w = write_options(file, options);
   std::vector<std::string> written{output};
-  for (std::size_t i = 0; i < blocks.size(); ++i) {
-    const std::string path = (out.parent_path() / names[i]).string();
-    write_asdf(path, Node::make_mapping(), std::span(&blocks[i], 1), w);
-    written.push_back(path);
+  try {
+    for (std::size_t i = 0; i < blocks.size(); ++i) {
+      const std::string path = (out.parent_path() / names[i]).string();
+      write_asdf(path, Node::make_mapping(), std::span(&blocks[i], 1), w);
+      written.push_back(path);
+    }
+    // The tree last: it appears only once every block file it names is in place.
+    write_asdf(output, tree, {}, w);
+  } catch (...) {
+    // Leave nothing behind: remove the block files written before the failure.
+    for (std::size_t i = 1; i < written.size(); ++i) {
+      std::error_code ignored;
+      fs::remove(written[i], ignored);
+    }
+    throw;
   }
-  // The tree last: it appears only once every block file it names is in place.
-  write_asdf(output, tree, {}, w);
   return written;
 }
 

@@ -39,7 +39,8 @@ void inline_arrays(const std::string& input, const std::string& output,
 
 /// Write `input` in exploded form: the tree to `output` and block i to `<stem>NNNN.asdf` beside
 /// it (NNNN = i, four digits), each ndarray's `source` naming its block file. Returns the paths
-/// written, the tree file first.
+/// written, the tree file first. When a write fails, the block files already written are removed
+/// before the `Error` propagates, so nothing is left behind.
 std::vector<std::string> explode(const std::string& input, const std::string& output,
                                  const RewriteOptions& options = {});
 

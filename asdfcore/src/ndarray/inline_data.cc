@@ -29,6 +29,19 @@ void append_utf8(std::string& out, std::uint32_t cp) {
   }
 }
 
+NodePtr element(const DType& dtype, const std::uint8_t* p);
+
+/// The items of sub-array field `f` from dimension `depth` on, as nested lists like numpy's
+/// `tolist()`: `next` counts the items already written, `p` is the field's first byte.
+NodePtr subarray(const Field& f, const std::uint8_t* p, std::size_t depth, std::uint64_t& next) {
+  if (depth == f.shape.size()) return element(f.dtype, p + (next++) * f.dtype.itemsize());
+  NodePtr items = Node::make_sequence();
+  for (std::uint64_t i = 0; i < f.shape[depth]; ++i) {
+    items->push_back(subarray(f, p, depth + 1, next));
+  }
+  return items;
+}
+
 /// The node of one element whose bytes (native byte order) start at `p`.
 NodePtr element(const DType& dtype, const std::uint8_t* p) {
   switch (dtype.kind()) {
@@ -52,15 +65,10 @@ NodePtr element(const DType& dtype, const std::uint8_t* p) {
       NodePtr record = Node::make_sequence();
       record->collection_style = tree::CollectionStyle::kFlow;
       for (const Field& f : dtype.fields()) {
-        if (f.count() == 1 && f.shape.empty()) {
-          record->push_back(element(f.dtype, p + f.offset));
-        } else {
-          NodePtr items = Node::make_sequence();
-          for (std::uint64_t i = 0; i < f.count(); ++i) {
-            items->push_back(element(f.dtype, p + f.offset + i * f.dtype.itemsize()));
-          }
-          record->push_back(items);
-        }
+        // A sub-array field nests by its shape ([[1, 2, 3], [4, 5, 6]] for shape [2, 3]), as
+        // python asdf writes it and as both readers expect it.
+        std::uint64_t next = 0;
+        record->push_back(subarray(f, p + f.offset, 0, next));
       }
       return record;
     }
