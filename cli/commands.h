@@ -13,6 +13,8 @@ struct Command {
   int (*run)(const std::vector<std::string>& args);
 };
 
+/// `fitsasdf convert IN [-o OUT]`: FITS to ASDF.
+int run_convert(const std::vector<std::string>& args);
 /// `fitsasdf info FILE [--blocks] [--json]`.
 int run_info(const std::vector<std::string>& args);
 /// `fitsasdf to-yaml IN -o OUT`: every array inlined into the tree.

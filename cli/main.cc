@@ -17,6 +17,8 @@ using fitsasdf::cli::Command;
 namespace {
 
 const Command kCommands[] = {
+    {"convert", "convert a FITS file to ASDF (every card, every pixel, units)",
+     fitsasdf::cli::run_convert},
     {"info", "show an ASDF file: tree outline, arrays, tags, blocks (--blocks), JSON (--json)",
      fitsasdf::cli::run_info},
     {"to-yaml", "write an ASDF file with every array inlined into the tree",

@@ -8,6 +8,7 @@ std::string_view error_code_name(ErrorCode code) noexcept {
   switch (code) {
     case ErrorCode::kIo: return "io";
     case ErrorCode::kNotAsdf: return "not-asdf";
+    case ErrorCode::kNotFits: return "not-fits";
     case ErrorCode::kUnsupportedVersion: return "unsupported-version";
     case ErrorCode::kMalformed: return "malformed";
     case ErrorCode::kTruncated: return "truncated";

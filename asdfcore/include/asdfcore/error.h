@@ -15,6 +15,7 @@ namespace asdfcore {
 enum class ErrorCode {
   kIo,                  ///< The operating system refused a read, write, rename or mapping.
   kNotAsdf,             ///< The input is not an ASDF file (no `#ASDF` header; another format).
+  kNotFits,             ///< The input is not a FITS file (no `SIMPLE` card; another format).
   kUnsupportedVersion,  ///< The file declares a format version this library cannot read.
   kMalformed,           ///< The file's structure breaks the layout rules (header, tree, blocks).
   kTruncated,           ///< The file ends before a structure it declares.

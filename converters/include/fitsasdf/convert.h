@@ -1,0 +1,37 @@
+#pragma once
+/// \file
+/// FITS to ASDF.
+
+#include <string>
+#include <vector>
+
+#include "fitsasdf/options.h"
+
+namespace fitsasdf {
+
+/// What happened to one HDU.
+struct HduReport {
+  int index = 0;            ///< 1-based HDU number.
+  std::string kind;         ///< "image", "tile-compressed image", "raw" (carried as bytes), ...
+  std::string name;         ///< EXTNAME (or "PRIMARY").
+  std::vector<std::string> notes;  ///< Things the user should know (unparsed unit, scaling).
+};
+
+/// The outcome of one conversion.
+struct ConversionReport {
+  std::string input;
+  std::string output;
+  std::string fits_tag;     ///< The tag the `fits` item got.
+  std::vector<HduReport> hdus;
+  std::uint64_t bytes_in = 0;
+  std::uint64_t bytes_out = 0;
+};
+
+/// Convert the FITS file `input` (plain, .gz, .bz2, .Z) to the ASDF file `output`, which appears
+/// only when complete. The tree holds `fits` (one item per HDU: every card in order, and the
+/// data as an ndarray, big-endian and unscaled unless `options` say otherwise) and the native
+/// view. Throws `asdfcore::Error` naming the file and HDU for input that is not valid FITS.
+ConversionReport convert_fits_to_asdf(const std::string& input, const std::string& output,
+                                      const ConvertOptions& options = {});
+
+}  // namespace fitsasdf

@@ -1,0 +1,40 @@
+#pragma once
+/// \file
+/// Settings for converting FITS to ASDF.
+
+#include <string>
+
+namespace fitsasdf {
+
+/// What to do with integer data scaled by BSCALE/BZERO that is not an unsigned-integer offset.
+enum class ScalingPolicy {
+  kRaw,       ///< Keep the stored integers and the cards: lossless, same size (default).
+  kPhysical,  ///< Write the scaled floating-point values (float32 for BITPIX 8/16, float64 for
+              ///< 32/64, as astropy reads them; BLANK becomes NaN).
+};
+
+/// Which tag the `fits` item gets.
+enum class FitsTag {
+  kAuto,      ///< The standard's fits-1.0.0 when every card fits its limits, else astropy's.
+  kStandard,  ///< tag:stsci.edu:asdf/fits/fits-1.0.0 (keywords <= 8 chars, strings <= 60).
+  kAstropy,   ///< tag:astropy.org:astropy/fits/fits-1.0.0 (same shape, no header limits).
+};
+
+/// Settings for `convert_fits_to_asdf`.
+struct ConvertOptions {
+  ScalingPolicy scaling = ScalingPolicy::kRaw;
+  FitsTag fits_tag = FitsTag::kAuto;
+  /// Write image data in the machine's byte order instead of FITS's big-endian (costs a swap).
+  bool native_byte_order = false;
+  /// Block compression: "" (none), "zlib", "bzp2" or "lz4".
+  std::string compression;
+  /// The ASDF Standard to declare. 1.5.0 by default: python asdf 2.14 and asdf-astropy read it
+  /// without a warning (their fits schemas refer to ndarray-1.0.0).
+  std::string asdf_standard = "1.5.0";
+  /// Write the native view (arrays by EXTNAME, quantities with units, root `data`).
+  bool native_view = true;
+  /// fsync the output before renaming it into place.
+  bool durable = true;
+};
+
+}  // namespace fitsasdf

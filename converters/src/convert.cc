@@ -1,0 +1,148 @@
+// FITS -> ASDF: read the HDUs through CFITSIO, convert each with the first HDU converter that
+// accepts it, and write the tree (the `fits` list and the native view) with every block once.
+#include "fitsasdf/convert.h"
+
+#include <filesystem>
+#include <set>
+
+#include "asdfcore/asdf_writer.h"
+#include "asdfcore/error.h"
+#include "fits/fits_file.h"
+#include "hdu/hdu_converter.h"
+
+namespace fitsasdf {
+namespace {
+
+using asdfcore::Error;
+using asdfcore::ErrorCode;
+using asdfcore::tree::Node;
+using asdfcore::tree::NodePtr;
+
+constexpr char kStandardFitsTag[] = "tag:stsci.edu:asdf/fits/fits-1.0.0";
+constexpr char kAstropyFitsTag[] = "tag:astropy.org:astropy/fits/fits-1.0.0";
+
+/// True when every card and item fits the standard fits-1.0.0 schema: keywords of at most 8
+/// characters from [A-Z0-9_-], values that are strings of at most 60 characters, numbers or
+/// booleans, comments of at most 60 characters, and no keys besides header and data.
+bool fits_standard_schema(const std::vector<hdu::HduOutput>& outputs,
+                          const std::vector<std::vector<Card>>& headers) {
+  for (const auto& out : outputs) {
+    for (const auto& [k, v] : out.item->entries()) {
+      if (k->as_string() != "header" && k->as_string() != "data") return false;
+    }
+  }
+  for (const auto& cards : headers) {
+    for (const auto& c : cards) {
+      if (c.keyword.size() > 8 || c.comment.size() > 60) return false;
+      for (char ch : c.keyword) {
+        if (!((ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9'))) return false;
+      }
+      if (!c.value) continue;
+      switch (c.value->kind()) {
+        case asdfcore::tree::NodeKind::kString:
+          if (!c.value->tag().empty() || c.value->as_string().size() > 60) return false;
+          break;
+        case asdfcore::tree::NodeKind::kBool:
+        case asdfcore::tree::NodeKind::kInt:
+        case asdfcore::tree::NodeKind::kFloat: break;
+        default: return false;  // undefined, big integers, complex
+      }
+    }
+  }
+  return true;
+}
+
+/// The key of an HDU in the native view: EXTNAME (",EXTVER" when above 1), PRIMARY, or HDU<n>.
+std::string native_key(const std::vector<Card>& cards, int index, std::set<std::string>& used) {
+  const hdu::HeaderView header(cards);
+  std::string key = header.string("EXTNAME");
+  while (!key.empty() && key.back() == ' ') key.pop_back();
+  if (!key.empty() && header.integer("EXTVER", 1) > 1) {
+    key += "," + std::to_string(header.integer("EXTVER", 1));
+  }
+  if (key.empty()) key = index == 1 ? "PRIMARY" : "HDU" + std::to_string(index);
+  static const std::set<std::string> kReserved{"fits", "data", "asdf_library", "history"};
+  if (kReserved.count(key) != 0 || used.count(key) != 0) key = "HDU" + std::to_string(index) + "_" + key;
+  used.insert(key);
+  return key;
+}
+
+}  // namespace
+
+ConversionReport convert_fits_to_asdf(const std::string& input, const std::string& output,
+                                      const ConvertOptions& options) {
+  const fits::FitsFile file = fits::FitsFile::open(input);
+  const auto registry = hdu::HduConverterRegistry::with_builtins();
+  const auto& bytes = file.bytes();
+  hdu::BlockSink sink;
+  std::vector<hdu::HduOutput> outputs;
+  std::vector<std::vector<Card>> headers;
+  for (const auto& extent : file.hdus()) {
+    const asdfcore::ErrorContext where{.file = input, .hdu = extent.index};
+    if (extent.data_start > bytes.size() || extent.header_start > extent.data_start) {
+      throw Error(ErrorCode::kTruncated, "the file ends inside the header", where);
+    }
+    const std::string_view header_text(
+        reinterpret_cast<const char*>(bytes.data()) + extent.header_start,
+        static_cast<std::size_t>(extent.data_start - extent.header_start));
+    hdu::HduInput in{file, extent, parse_header(header_text, extent.index, input),
+                     bytes.slice(static_cast<std::size_t>(extent.data_start),
+                                 static_cast<std::size_t>(
+                                     std::min<std::uint64_t>(extent.data_end, bytes.size()) -
+                                     extent.data_start))};
+    const hdu::HduConverter& converter = registry.find(in);
+    try {
+      outputs.push_back(converter.convert(in, sink, options));
+    } catch (const Error& e) {
+      throw e.with_context(where);
+    }
+    headers.push_back(std::move(in.cards));
+  }
+
+  ConversionReport report;
+  report.input = input;
+  report.output = output;
+  const bool standard = options.fits_tag == FitsTag::kStandard ||
+                        (options.fits_tag == FitsTag::kAuto && fits_standard_schema(outputs, headers));
+  if (options.fits_tag == FitsTag::kStandard && !fits_standard_schema(outputs, headers)) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "the header does not fit the standard fits-1.0.0 schema (keywords of at most 8 "
+                "characters, strings and comments of at most 60, no undefined, complex or "
+                "64-bit-overflowing values, no unmapped HDUs); use the astropy tag",
+                asdfcore::ErrorContext{.file = input});
+  }
+  report.fits_tag = standard ? kStandardFitsTag : kAstropyFitsTag;
+
+  NodePtr root = Node::make_mapping();
+  NodePtr fits_list = Node::make_sequence();
+  fits_list->set_tag(report.fits_tag);
+  NodePtr primary_science;
+  std::vector<std::pair<std::string, NodePtr>> native;
+  std::set<std::string> used;
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    fits_list->push_back(outputs[i].item);
+    HduReport r = outputs[i].report;
+    r.name = native_key(headers[i], r.index, used);
+    if (outputs[i].native) {
+      native.emplace_back(r.name, outputs[i].native);
+      if (!primary_science) primary_science = outputs[i].native;
+    }
+    report.hdus.push_back(std::move(r));
+  }
+  root->set("fits", fits_list);
+  if (options.native_view) {
+    if (primary_science) root->set("data", primary_science);
+    for (auto& [key, node] : native) root->set(key, node);
+  }
+
+  asdfcore::AsdfWriteOptions write;
+  write.asdf_standard = options.asdf_standard;
+  write.layout.durable = options.durable;
+  write.layout.checksum = asdfcore::format::ChecksumConvention::kStoredBytes;
+  asdfcore::write_asdf(output, root, sink.blocks(options.compression), write);
+  report.bytes_in = std::filesystem::file_size(input);
+  report.bytes_out = std::filesystem::file_size(output);
+  return report;
+}
+
+}  // namespace fitsasdf

@@ -1,0 +1,127 @@
+#include "hdu/hdu_converter.h"
+
+#include <cmath>
+#include <limits>
+
+#include "asdfcore/error.h"
+
+namespace fitsasdf::hdu {
+
+using asdfcore::Error;
+using asdfcore::ErrorCode;
+using asdfcore::tree::Node;
+using asdfcore::tree::NodeKind;
+using asdfcore::tree::NodePtr;
+
+NodePtr HeaderView::value(std::string_view keyword) const {
+  for (const auto& c : cards_) {
+    if (c.keyword == keyword) return c.value && !c.value->is_null() ? c.value : nullptr;
+  }
+  return nullptr;
+}
+
+long long HeaderView::integer(std::string_view keyword, long long fallback) const {
+  const NodePtr v = value(keyword);
+  if (!v) return fallback;
+  if (v->kind() != NodeKind::kInt) {
+    throw Error(ErrorCode::kMalformed, std::string(keyword) + " must be an integer");
+  }
+  return v->as_int();
+}
+
+double HeaderView::number(std::string_view keyword, double fallback) const {
+  const NodePtr v = value(keyword);
+  if (!v) return fallback;
+  if (!v->is_number()) {
+    throw Error(ErrorCode::kMalformed, std::string(keyword) + " must be a number");
+  }
+  return v->as_double();
+}
+
+std::string HeaderView::string(std::string_view keyword) const {
+  const NodePtr v = value(keyword);
+  return v && v->is_string() ? v->as_string() : std::string();
+}
+
+std::int64_t BlockSink::add_view(asdfcore::io::Buffer bytes) {
+  buffers_.push_back(std::move(bytes));
+  return static_cast<std::int64_t>(buffers_.size() - 1);
+}
+
+std::int64_t BlockSink::add_owned(std::vector<std::uint8_t> bytes) {
+  return add_view(asdfcore::io::Buffer::from_vector(std::move(bytes)));
+}
+
+std::vector<asdfcore::format::BlockToWrite> BlockSink::blocks(
+    const std::string& compression) const {
+  std::vector<asdfcore::format::BlockToWrite> out;
+  for (const auto& b : buffers_) {
+    asdfcore::format::BlockToWrite w;
+    w.pieces.push_back(b.span());
+    w.compression = compression;
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
+HduConverterRegistry HduConverterRegistry::with_builtins() {
+  HduConverterRegistry r;
+  r.add(make_compressed_image_converter());
+  r.add(make_image_converter());
+  r.add(make_raw_converter());
+  return r;
+}
+
+void HduConverterRegistry::add(std::shared_ptr<const HduConverter> converter) {
+  if (converter) converters_.push_back(std::move(converter));
+}
+
+const HduConverter& HduConverterRegistry::find(const HduInput& input) const {
+  for (const auto& c : converters_) {
+    if (c->accepts(input)) return *c;
+  }
+  throw Error(ErrorCode::kInvalidArgument, "no HDU converter accepts this HDU",
+              asdfcore::ErrorContext{.file = input.file.path(), .hdu = input.extent.index});
+}
+
+NodePtr header_node(const std::vector<Card>& cards) {
+  NodePtr list = Node::make_sequence();
+  for (const auto& c : cards) list->push_back(card_to_node(c));
+  return list;
+}
+
+std::uint64_t declared_data_size(const HeaderView& header, const asdfcore::ErrorContext& where) {
+  const long long bitpix = header.integer("BITPIX", 0);
+  const long long naxis = header.integer("NAXIS", 0);
+  if (naxis < 0 || naxis > 999) {
+    throw Error(ErrorCode::kMalformed, "NAXIS = " + std::to_string(naxis) + " is outside 0..999",
+                where);
+  }
+  if (naxis == 0) return 0;
+  const bool groups = header.value("GROUPS") && header.value("GROUPS")->kind() == NodeKind::kBool &&
+                      header.value("GROUPS")->as_bool() && header.integer("NAXIS1", -1) == 0;
+  constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+  std::uint64_t count = 1;
+  for (long long i = groups ? 2 : 1; i <= naxis; ++i) {
+    const std::string key = "NAXIS" + std::to_string(i);
+    const long long n = header.integer(key, -1);
+    if (n < 0) throw Error(ErrorCode::kMalformed, key + " is missing or negative", where);
+    if (n != 0 && count > kMax / static_cast<std::uint64_t>(n)) {
+      throw Error(ErrorCode::kMalformed, "the declared data size overflows", where);
+    }
+    count *= static_cast<std::uint64_t>(n);
+  }
+  const long long pcount = header.integer("PCOUNT", 0);
+  const long long gcount = header.integer("GCOUNT", 1);
+  if (pcount < 0 || gcount < 0) throw Error(ErrorCode::kMalformed, "negative PCOUNT or GCOUNT", where);
+  const auto bytes = static_cast<std::uint64_t>(std::llabs(bitpix) / 8);
+  const auto p = static_cast<std::uint64_t>(pcount);
+  const auto g = static_cast<std::uint64_t>(gcount);
+  if (count > kMax - p || ((count + p) != 0 && g > kMax / (count + p)) ||
+      ((g * (count + p)) != 0 && bytes > kMax / (g * (count + p)))) {
+    throw Error(ErrorCode::kMalformed, "the declared data size overflows", where);
+  }
+  return bytes * g * (count + p);
+}
+
+}  // namespace fitsasdf::hdu

@@ -1,0 +1,106 @@
+#pragma once
+// One converter per HDU kind, chosen from an explicit registry (first match wins), and what
+// they share: the HDU's cards and bytes in, tree nodes and blocks out.
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "asdfcore/format/container_writer.h"
+#include "asdfcore/io/buffer.h"
+#include "asdfcore/tree/node.h"
+#include "fits/fits_file.h"
+#include "fitsasdf/convert.h"
+#include "fitsasdf/header.h"
+#include "fitsasdf/options.h"
+
+namespace fitsasdf::hdu {
+
+/// Looks keywords up in a parsed header (the first card with the keyword wins).
+class HeaderView {
+ public:
+  explicit HeaderView(const std::vector<Card>& cards) : cards_(cards) {}
+  /// Return the value of `keyword`, or nullptr when absent or undefined.
+  asdfcore::tree::NodePtr value(std::string_view keyword) const;
+  /// Return an integer value, or `fallback` when absent. Throws for a non-integer value.
+  long long integer(std::string_view keyword, long long fallback) const;
+  /// Return a numeric value as double, or `fallback` when absent.
+  double number(std::string_view keyword, double fallback) const;
+  /// Return a string value, or "" when absent.
+  std::string string(std::string_view keyword) const;
+  bool has(std::string_view keyword) const { return value(keyword) != nullptr; }
+
+ private:
+  const std::vector<Card>& cards_;
+};
+
+/// Collects the blocks of the output. Pieces point into buffers kept alive here, so mapped
+/// input bytes are written without a copy.
+class BlockSink {
+ public:
+  /// Add a block viewing `bytes` (kept alive); return its index.
+  std::int64_t add_view(asdfcore::io::Buffer bytes);
+  /// Add a block owning `bytes`; return its index.
+  std::int64_t add_owned(std::vector<std::uint8_t> bytes);
+  /// Return the blocks to write, each compressed with `compression`.
+  std::vector<asdfcore::format::BlockToWrite> blocks(const std::string& compression) const;
+
+ private:
+  std::deque<asdfcore::io::Buffer> buffers_;
+};
+
+/// Everything a converter gets for one HDU.
+struct HduInput {
+  const fits::FitsFile& file;
+  const fits::HduExtent& extent;
+  std::vector<Card> cards;           ///< The header as read (for a tile-compressed image: the
+                                     ///< header of the compressed table).
+  asdfcore::io::Buffer data;         ///< The data as stored (unpadded; tables include the heap).
+};
+
+/// What a converter produces for one HDU.
+struct HduOutput {
+  asdfcore::tree::NodePtr item;      ///< The `fits` list item: {header: [...], data: ...}.
+  asdfcore::tree::NodePtr native;    ///< The natural form for pipelines (nullptr: none).
+  HduReport report;
+};
+
+/// Converts one kind of HDU.
+class HduConverter {
+ public:
+  virtual ~HduConverter() = default;
+  /// Return a short name for reports ("image", "raw").
+  virtual std::string_view name() const noexcept = 0;
+  /// Return true when this converter handles `input`.
+  virtual bool accepts(const HduInput& input) const = 0;
+  /// Convert `input`, adding its blocks to `sink`.
+  virtual HduOutput convert(const HduInput& input, BlockSink& sink,
+                            const ConvertOptions& options) const = 0;
+};
+
+/// The HDU converters, tried in order.
+class HduConverterRegistry {
+ public:
+  /// Return the built-in converters: tile-compressed image, image, then raw (anything else,
+  /// carried as bytes so nothing is lost).
+  static HduConverterRegistry with_builtins();
+  void add(std::shared_ptr<const HduConverter> converter);
+  /// Return the first converter that accepts `input` (the raw converter accepts everything).
+  const HduConverter& find(const HduInput& input) const;
+
+ private:
+  std::vector<std::shared_ptr<const HduConverter>> converters_;
+};
+
+std::shared_ptr<const HduConverter> make_image_converter();
+std::shared_ptr<const HduConverter> make_compressed_image_converter();
+std::shared_ptr<const HduConverter> make_raw_converter();
+
+/// Return the cards as the fits schema's header list.
+asdfcore::tree::NodePtr header_node(const std::vector<Card>& cards);
+
+/// Return the number of data bytes the header declares: |BITPIX|/8 * GCOUNT * (PCOUNT +
+/// NAXIS1 * ... * NAXISn), NAXIS1 left out for random groups. Throws for a size that overflows.
+std::uint64_t declared_data_size(const HeaderView& header, const asdfcore::ErrorContext& where);
+
+}  // namespace fitsasdf::hdu

@@ -1,0 +1,267 @@
+// Image HDUs (primary, IMAGE extensions, tile-compressed images decompressed by CFITSIO): the
+// data block holds the FITS bytes as stored (big-endian, no swap) unless a transformation is
+// asked for or needed (unsigned-integer offsets, physical scaling, native byte order).
+#include <cmath>
+#include <cstring>
+
+#include "asdfcore/error.h"
+#include "asdfcore/ndarray/ndarray.h"
+#include "fits/fits_types.h"
+#include "fitsasdf/units.h"
+#include "hdu/hdu_converter.h"
+
+namespace fitsasdf::hdu {
+namespace {
+
+using asdfcore::Error;
+using asdfcore::ErrorCode;
+using asdfcore::ErrorContext;
+using asdfcore::ndarray::ByteOrder;
+using asdfcore::ndarray::DType;
+using asdfcore::ndarray::DTypeKind;
+using asdfcore::tree::Node;
+using asdfcore::tree::NodePtr;
+
+constexpr char kUnitTag[] = "tag:stsci.edu:asdf/unit/unit-1.0.0";
+constexpr char kQuantityTag[] = "tag:stsci.edu:asdf/unit/quantity-1.1.0";
+
+/// Flip the top bit of every big-endian element: stored signed <-> offset unsigned.
+void flip_sign_bits(std::span<std::uint8_t> bytes, std::size_t itemsize) noexcept {
+  for (std::size_t i = 0; i < bytes.size(); i += itemsize) bytes[i] ^= 0x80;
+}
+
+/// Read element `i` of big-endian integers of `itemsize` bytes as a signed value.
+long long load_be_signed(const std::uint8_t* p, std::size_t itemsize) noexcept {
+  std::uint64_t v = 0;
+  for (std::size_t k = 0; k < itemsize; ++k) v = (v << 8) | p[k];
+  if (itemsize == 1) return static_cast<long long>(v);  // BITPIX 8 is unsigned
+  const int shift = static_cast<int>(64 - 8 * itemsize);
+  return static_cast<long long>(v << shift) >> shift;
+}
+
+/// The physical values of integer data as astropy computes them: float32 for BITPIX 8 and 16,
+/// float64 for 32 and 64; BLANK elements become NaN. Written in the machine's byte order.
+std::vector<std::uint8_t> physical_values(std::span<const std::uint8_t> raw, long long bitpix,
+                                          double bscale, double bzero,
+                                          std::optional<long long> blank) {
+  const std::size_t itemsize = static_cast<std::size_t>(std::llabs(bitpix) / 8);
+  const std::size_t n = raw.size() / itemsize;
+  const bool narrow = bitpix == 8 || bitpix == 16;
+  std::vector<std::uint8_t> out(n * (narrow ? 4 : 8));
+  for (std::size_t i = 0; i < n; ++i) {
+    const long long v = load_be_signed(raw.data() + i * itemsize, itemsize);
+    const double x = blank && v == *blank ? std::nan("") : static_cast<double>(v) * bscale + bzero;
+    if (narrow) {
+      const auto f = static_cast<float>(x);
+      std::memcpy(out.data() + 4 * i, &f, 4);
+    } else {
+      std::memcpy(out.data() + 8 * i, &x, 8);
+    }
+  }
+  return out;
+}
+
+/// Physical values of float data: v * bscale + bzero in the same width, machine byte order.
+std::vector<std::uint8_t> scaled_floats(std::span<const std::uint8_t> raw, long long bitpix,
+                                        double bscale, double bzero) {
+  const DType big = DType::numeric(*fits::kind_for_bitpix(bitpix), ByteOrder::kBig);
+  std::vector<std::uint8_t> out(raw.begin(), raw.end());
+  asdfcore::ndarray::apply_swap_plan(out, big.itemsize(), big.swap_plan(asdfcore::ndarray::native_byte_order()));
+  const std::size_t n = out.size() / big.itemsize();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (bitpix == -32) {
+      float f;
+      std::memcpy(&f, out.data() + 4 * i, 4);
+      f = static_cast<float>(f * bscale + bzero);
+      std::memcpy(out.data() + 4 * i, &f, 4);
+    } else {
+      double d;
+      std::memcpy(&d, out.data() + 8 * i, 8);
+      d = d * bscale + bzero;
+      std::memcpy(out.data() + 8 * i, &d, 8);
+    }
+  }
+  return out;
+}
+
+/// The `unit/quantity` or plain ndarray a pipeline reads for this HDU.
+NodePtr native_node(const NodePtr& array, const HeaderView& header, HduReport& report) {
+  const std::string bunit = header.string("BUNIT");
+  if (bunit.empty() || bunit.find_first_not_of(' ') == std::string::npos) return array;
+  const UnitTranslation unit = fits_unit_to_vounit(bunit);
+  if (!unit.parsed) {
+    report.notes.push_back("BUNIT '" + bunit + "' is not a FITS unit astropy parses (" +
+                           unit.message + "); the native view has no unit, the card is kept");
+    return array;
+  }
+  NodePtr quantity = Node::make_mapping();
+  quantity->set_tag(kQuantityTag);
+  quantity->set("value", array);
+  NodePtr u = Node::make_string(unit.vounit);
+  u->set_tag(kUnitTag);
+  quantity->set("unit", u);
+  return quantity;
+}
+
+/// Convert image data with these cards; shared by plain and tile-compressed images.
+HduOutput convert_image(const std::vector<Card>& cards, asdfcore::io::Buffer data,
+                        const ErrorContext& where, BlockSink& sink, const ConvertOptions& options,
+                        HduReport report) {
+  const HeaderView header(cards);
+  HduOutput out;
+  out.item = Node::make_mapping();
+  out.item->set("header", header_node(cards));
+  const long long bitpix = header.integer("BITPIX", 0);
+  const auto kind = fits::kind_for_bitpix(bitpix);
+  if (!kind) {
+    throw Error(ErrorCode::kMalformed, "BITPIX = " + std::to_string(bitpix) + " is not a FITS type",
+                where);
+  }
+  const long long naxis = header.integer("NAXIS", 0);
+  std::vector<std::uint64_t> shape;
+  for (long long i = naxis; i >= 1; --i) {
+    shape.push_back(static_cast<std::uint64_t>(header.integer("NAXIS" + std::to_string(i), 0)));
+  }
+  const std::uint64_t size = declared_data_size(header, where);
+  if (naxis == 0 || size == 0) {
+    out.item->set("data", Node::make_null());
+    out.report = std::move(report);
+    return out;
+  }
+  if (data.size() < size) {
+    throw Error(ErrorCode::kTruncated,
+                "the data holds " + std::to_string(data.size()) + " of the " +
+                    std::to_string(size) + " bytes the header declares",
+                where);
+  }
+  data = data.slice(0, static_cast<std::size_t>(size));
+
+  const double bscale = header.number("BSCALE", 1.0);
+  const double bzero = header.number("BZERO", 0.0);
+  const bool integer = bitpix > 0;
+  std::optional<long long> blank;
+  if (integer && header.has("BLANK")) blank = header.integer("BLANK", 0);
+  const bool scaled = bscale != 1.0 || bzero != 0.0;
+  const auto offset = integer && bscale == 1.0 ? fits::offset_kind(bitpix, bzero) : std::nullopt;
+
+  DType dtype = DType::numeric(*kind, ByteOrder::kBig);
+  std::optional<std::vector<std::uint8_t>> owned;
+  std::optional<double> mask_value;
+  if (offset) {
+    owned.emplace(data.span().begin(), data.span().end());
+    flip_sign_bits(*owned, dtype.itemsize());
+    dtype = DType::numeric(*offset, ByteOrder::kBig);
+    if (blank) mask_value = static_cast<double>(*blank) + bzero;
+    report.notes.push_back("BZERO offset read as " + dtype.name() + " (exact; cards kept)");
+  } else if (scaled && options.scaling == ScalingPolicy::kPhysical) {
+    owned = integer ? physical_values(data.span(), bitpix, bscale, bzero, blank)
+                    : scaled_floats(data.span(), bitpix, bscale, bzero);
+    const bool narrow = bitpix == 8 || bitpix == 16 || bitpix == -32;
+    dtype = DType::numeric(narrow ? DTypeKind::kFloat32 : DTypeKind::kFloat64);
+    report.notes.push_back("BSCALE/BZERO applied: physical " + dtype.name() + " values written");
+  } else {
+    if (scaled) {
+      report.notes.push_back("BSCALE/BZERO kept as cards; the data holds the stored values");
+    }
+    if (blank) mask_value = static_cast<double>(*blank);
+  }
+  if (options.native_byte_order && dtype.byte_order() != asdfcore::ndarray::native_byte_order()) {
+    if (!owned) owned.emplace(data.span().begin(), data.span().end());
+    asdfcore::ndarray::apply_swap_plan(*owned, dtype.itemsize(),
+                                       dtype.swap_plan(asdfcore::ndarray::native_byte_order()));
+    dtype = dtype.with_byte_order(asdfcore::ndarray::native_byte_order());
+  }
+  const std::int64_t block = owned ? sink.add_owned(std::move(*owned)) : sink.add_view(data);
+
+  asdfcore::ndarray::NDArrayNodeSpec spec;
+  spec.dtype = dtype;
+  spec.shape = shape;
+  spec.source = block;
+  spec.version = "1.0.0";
+  const NodePtr array = asdfcore::ndarray::make_ndarray_node(spec);
+  out.item->set("data", array);
+  if (options.native_view) {
+    NodePtr native_array = array;
+    if (mask_value) {
+      // The same block, with BLANK as the mask value (kept off the fits item, whose data
+      // asdf-astropy hands to astropy as it is).
+      native_array = asdfcore::ndarray::make_ndarray_node(spec);
+      native_array->set("mask", std::floor(*mask_value) == *mask_value &&
+                                        std::fabs(*mask_value) < 9.2e18
+                                    ? Node::make_int(static_cast<std::int64_t>(*mask_value))
+                                    : Node::make_float(*mask_value));
+    }
+    out.native = native_node(native_array, header, report);
+  }
+  out.report = std::move(report);
+  return out;
+}
+
+class ImageConverter final : public HduConverter {
+ public:
+  std::string_view name() const noexcept override { return "image"; }
+  bool accepts(const HduInput& input) const override {
+    return input.extent.type == 0 && !input.extent.tile_compressed &&
+           !(HeaderView(input.cards).value("GROUPS") && HeaderView(input.cards).integer("NAXIS1", -1) == 0 &&
+             HeaderView(input.cards).integer("NAXIS", 0) > 0);
+  }
+  HduOutput convert(const HduInput& input, BlockSink& sink,
+                    const ConvertOptions& options) const override {
+    HduReport report;
+    report.index = input.extent.index;
+    report.kind = "image";
+    const ErrorContext where{.file = input.file.path(), .hdu = input.extent.index};
+    return convert_image(input.cards, input.data, where, sink, options, std::move(report));
+  }
+};
+
+class CompressedImageConverter final : public HduConverter {
+ public:
+  std::string_view name() const noexcept override { return "tile-compressed image"; }
+  bool accepts(const HduInput& input) const override { return input.extent.tile_compressed; }
+  HduOutput convert(const HduInput& input, BlockSink& sink,
+                    const ConvertOptions& options) const override {
+    const ErrorContext where{.file = input.file.path(), .hdu = input.extent.index};
+    // CFITSIO decompresses into an ordinary image HDU: its header is the image header astropy
+    // shows; the compressed table's cards (ZCMPTYPE, ZTILEn, ZQUANTIZ, ...) are kept beside it
+    // so the image can be compressed back the same way.
+    std::vector<std::uint8_t> image = input.file.decompress_image(input.extent.index);
+    const std::string_view text(reinterpret_cast<const char*>(image.data()), image.size());
+    const std::size_t end = find_header_end(text);
+    if (end == std::string_view::npos) {
+      throw Error(ErrorCode::kMalformed, "CFITSIO's decompressed image has no END card", where);
+    }
+    std::vector<Card> cards = parse_header(text.substr(0, end), input.extent.index,
+                                           input.file.path());
+    auto bytes = asdfcore::io::Buffer::from_vector(std::move(image));
+    HduReport report;
+    report.index = input.extent.index;
+    report.kind = "tile-compressed image";
+    report.notes.push_back("decompressed through CFITSIO; compression cards kept under "
+                           "`compressed_header`");
+    HduOutput out = convert_image(cards, bytes.slice(end, bytes.size() - end), where, sink,
+                                  options, std::move(report));
+    out.item->set("compressed_header", header_node(input.cards));
+    return out;
+  }
+
+ private:
+  /// Return the offset just past the 2880-byte block holding END, or npos.
+  static std::size_t find_header_end(std::string_view text) {
+    for (std::size_t at = 0; at + 80 <= text.size(); at += 80) {
+      if (text.substr(at, 8) == "END     ") return (at / 2880 + 1) * 2880;
+    }
+    return std::string_view::npos;
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<const HduConverter> make_image_converter() {
+  return std::make_shared<ImageConverter>();
+}
+std::shared_ptr<const HduConverter> make_compressed_image_converter() {
+  return std::make_shared<CompressedImageConverter>();
+}
+
+}  // namespace fitsasdf::hdu

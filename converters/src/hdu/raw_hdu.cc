@@ -1,0 +1,54 @@
+// Any HDU no other converter maps (tables until their converter lands, random groups, foreign
+// XTENSION values): the header's cards and the data bytes exactly as stored, so nothing is lost.
+#include "asdfcore/error.h"
+#include "asdfcore/ndarray/ndarray.h"
+#include "hdu/hdu_converter.h"
+
+namespace fitsasdf::hdu {
+namespace {
+
+using asdfcore::tree::Node;
+
+class RawConverter final : public HduConverter {
+ public:
+  std::string_view name() const noexcept override { return "raw"; }
+  bool accepts(const HduInput&) const override { return true; }
+  HduOutput convert(const HduInput& input, BlockSink& sink,
+                    const ConvertOptions&) const override {
+    const HeaderView header(input.cards);
+    const asdfcore::ErrorContext where{.file = input.file.path(), .hdu = input.extent.index};
+    HduOutput out;
+    out.report.index = input.extent.index;
+    out.report.kind = "raw";
+    const std::string xtension = header.string("XTENSION");
+    out.report.notes.push_back(
+        (xtension.empty() ? std::string("this HDU") : "XTENSION '" + xtension + "'") +
+        " is not mapped to ASDF types yet: its data bytes are kept as stored under `raw_data`");
+    out.item = Node::make_mapping();
+    out.item->set("header", header_node(input.cards));
+    out.item->set("data", Node::make_null());
+    const std::uint64_t size = declared_data_size(header, where);
+    if (size > 0) {
+      if (input.data.size() < size) {
+        throw asdfcore::Error(asdfcore::ErrorCode::kTruncated,
+                              "the data holds " + std::to_string(input.data.size()) + " of the " +
+                                  std::to_string(size) + " bytes the header declares",
+                              where);
+      }
+      asdfcore::ndarray::NDArrayNodeSpec spec;
+      spec.dtype = asdfcore::ndarray::DType::numeric(asdfcore::ndarray::DTypeKind::kUInt8);
+      spec.shape = {size};
+      spec.source = sink.add_view(input.data.slice(0, static_cast<std::size_t>(size)));
+      out.item->set("raw_data", asdfcore::ndarray::make_ndarray_node(spec));
+    }
+    return out;
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<const HduConverter> make_raw_converter() {
+  return std::make_shared<RawConverter>();
+}
+
+}  // namespace fitsasdf::hdu
