@@ -1,5 +1,11 @@
 #include "asdfcore/format/container_writer.h"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <future>
 #include <optional>
 
 #include "asdfcore/compression/md5.h"
@@ -15,13 +21,37 @@ std::span<const std::uint8_t> as_bytes(std::string_view text) {
   return {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()};
 }
 
-/// Gather `pieces` into one vector (only needed when a codec must see the data whole).
-std::vector<std::uint8_t> gather(const std::vector<std::span<const std::uint8_t>>& pieces) {
-  std::size_t total = 0;
-  for (const auto& p : pieces) total += p.size();
+/// The chunk size for streaming file ranges: large sequential reads, bounded memory.
+constexpr std::size_t kStreamChunk = std::size_t{4} << 20;
+
+/// Call `sink` with consecutive chunks of `range` (at most `buffer.size()` bytes each).
+template <typename Sink>
+void read_range(const FileRange& range, std::vector<std::uint8_t>& buffer, const Sink& sink) {
+  std::uint64_t done = 0;
+  while (done < range.length) {
+    const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), range.length - done));
+    const ssize_t n = pread(range.fd, buffer.data(), want, static_cast<off_t>(range.offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      throw Error(ErrorCode::kIo,
+                  n == 0 ? "an input file ended before the range to copy"
+                         : std::string("cannot read an input file: ") + std::strerror(errno),
+                  ErrorContext{.offset = range.offset + done});
+    }
+    sink(std::span<const std::uint8_t>(buffer.data(), static_cast<std::size_t>(n)));
+    done += static_cast<std::uint64_t>(n);
+  }
+}
+
+/// Gather a block's data into one vector (only needed when a codec must see the data whole).
+std::vector<std::uint8_t> gather(const BlockToWrite& block, std::uint64_t total) {
   std::vector<std::uint8_t> out;
-  out.reserve(total);
-  for (const auto& p : pieces) out.insert(out.end(), p.begin(), p.end());
+  out.reserve(static_cast<std::size_t>(total));
+  for (const auto& p : block.pieces) out.insert(out.end(), p.begin(), p.end());
+  std::vector<std::uint8_t> buffer(kStreamChunk);
+  for (const auto& r : block.file_ranges) {
+    read_range(r, buffer, [&out](std::span<const std::uint8_t> c) { out.insert(out.end(), c.begin(), c.end()); });
+  }
   return out;
 }
 
@@ -83,34 +113,91 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
     header.set_compression_label(block.compression);
     std::uint64_t data_size = 0;
     for (const auto& p : block.pieces) data_size += p.size();
+    for (const auto& r : block.file_ranges) data_size += r.length;
     header.data_size = data_size;
+    if (block.streamed) header.flags |= kFlagStreamed;
+    offsets.push_back(out.position());
 
+    if (block.compression.empty() && !block.file_ranges.empty()) {
+      // Stream: the kernel copies the file ranges while another thread hashes them (the two
+      // run side by side); the header's checksum is filled in afterwards.
+      header.used_size = data_size;
+      header.allocated_size = data_size + block.padding;
+      const std::uint64_t header_at = out.position();
+      out.write(encode_block_header(header));
+      const bool sum = options.checksum != ChecksumConvention::kNone;
+      compression::Md5 h;
+      for (const auto& p : block.pieces) {
+        if (sum) h.update(p);
+        out.write(p);
+      }
+      std::future<void> hashing;
+      if (sum) {
+        hashing = std::async(std::launch::async, [&h, &block] {
+          std::vector<std::uint8_t> buffer(kStreamChunk);
+          for (const auto& r : block.file_ranges) {
+            read_range(r, buffer, [&h](std::span<const std::uint8_t> chunk) { h.update(chunk); });
+          }
+        });
+      }
+      try {
+        for (const auto& r : block.file_ranges) out.copy_from(r.fd, r.offset, r.length);
+      } catch (...) {
+        if (hashing.valid()) hashing.wait();
+        throw;
+      }
+      if (sum) {
+        hashing.get();  // rethrows a read error of the hashing thread
+        header.checksum = h.finish();
+        out.write_at(header_at, encode_block_header(header));
+      }
+      out.write_zeros(block.padding);
+      continue;
+    }
+
+    // A codec sees the data whole: gather it only when it is in several places.
+    std::optional<std::vector<std::uint8_t>> whole;
+    const bool compressed = !block.compression.empty();
+    if (compressed && (block.pieces.size() != 1 || !block.file_ranges.empty())) {
+      whole = gather(block, data_size);
+    }
+    std::span<const std::uint8_t> decoded;
+    if (whole) {
+      decoded = *whole;
+    } else if (block.pieces.size() == 1) {
+      decoded = block.pieces.front();
+    }
     std::optional<std::vector<std::uint8_t>> encoded;
-    std::vector<std::span<const std::uint8_t>> stored = block.pieces;
-    if (!block.compression.empty()) {
+    std::span<const std::uint8_t> stored_single = decoded;
+    if (compressed) {
       const compression::Codec* codec = codecs.find(block.compression);
-      const std::vector<std::uint8_t> whole =
-          block.pieces.size() == 1 ? std::vector<std::uint8_t>() : gather(block.pieces);
-      const std::span<const std::uint8_t> input =
-          block.pieces.size() == 1 ? block.pieces.front() : std::span<const std::uint8_t>(whole);
-      encoded = codec->compress(input, compression::CompressOptions{.level = block.level});
-      stored = {std::span<const std::uint8_t>(*encoded)};
+      encoded = codec->compress(decoded, compression::CompressOptions{.level = block.level});
+      stored_single = *encoded;
+    }
+    // Uncompressed memory pieces go out as they are (no gathering copy when there are several).
+    std::vector<std::span<const std::uint8_t>> stored;
+    if (encoded) {
+      stored = {stored_single};
+    } else {
+      stored = block.pieces;
     }
     std::uint64_t used = 0;
     for (const auto& p : stored) used += p.size();
     header.used_size = used;
     header.allocated_size = used + block.padding;
-    if (block.streamed) header.flags |= kFlagStreamed;
 
     if (options.checksum != ChecksumConvention::kNone) {
       const bool over_decoded =
           options.checksum == ChecksumConvention::kDecodedData && encoded.has_value();
       compression::Md5 h;
-      for (const auto& p : over_decoded ? block.pieces : stored) h.update(p);
+      if (over_decoded) {
+        h.update(decoded);
+      } else {
+        for (const auto& p : stored) h.update(p);
+      }
       header.checksum = h.finish();
     }
 
-    offsets.push_back(out.position());
     const auto encoded_header = encode_block_header(header);
     std::vector<std::span<const std::uint8_t>> parts;
     parts.reserve(stored.size() + 1);

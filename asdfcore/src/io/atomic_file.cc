@@ -118,6 +118,63 @@ void AtomicFile::write_all(std::span<const std::span<const std::uint8_t>> parts)
   }
 }
 
+void AtomicFile::copy_from(int fd, std::uint64_t offset, std::uint64_t length) {
+  if (fd_ < 0) {
+    throw Error(ErrorCode::kInvalidArgument, "write after commit", ErrorContext{.file = path_});
+  }
+  auto in_offset = static_cast<off_t>(offset);
+  std::uint64_t left = length;
+  bool kernel_copy = true;
+  std::vector<std::uint8_t> buffer;
+  while (left > 0) {
+    if (kernel_copy) {
+      const ssize_t n = copy_file_range(fd, &in_offset, fd_, nullptr,
+                                        static_cast<std::size_t>(std::min<std::uint64_t>(left, 1u << 30)), 0);
+      if (n > 0) {
+        left -= static_cast<std::uint64_t>(n);
+        position_ += static_cast<std::uint64_t>(n);
+        continue;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      if (n == 0) {
+        throw Error(ErrorCode::kIo, "an input file ended before the range to copy",
+                    ErrorContext{.file = path_});
+      }
+      kernel_copy = false;  // EXDEV, ENOSYS, EINVAL, ...: copy through user space instead
+      buffer.resize(std::size_t{4} << 20);
+    }
+    const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(left, buffer.size()));
+    const ssize_t n = pread(fd, buffer.data(), want, in_offset);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      throw Error(ErrorCode::kIo,
+                  n == 0 ? std::string("an input file ended before the range to copy")
+                         : std::string("cannot read an input file: ") + std::strerror(errno),
+                  ErrorContext{.file = path_});
+    }
+    write(std::span<const std::uint8_t>(buffer.data(), static_cast<std::size_t>(n)));
+    in_offset += n;
+    left -= static_cast<std::uint64_t>(n);
+  }
+}
+
+void AtomicFile::write_at(std::uint64_t offset, std::span<const std::uint8_t> bytes) {
+  if (fd_ < 0 || offset > position_ || bytes.size() > position_ - offset) {
+    throw Error(ErrorCode::kInvalidArgument, "write_at outside what was written",
+                ErrorContext{.file = path_});
+  }
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = pwrite(fd_, bytes.data() + done, bytes.size() - done,
+                             static_cast<off_t>(offset + done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail(temp_path_, "cannot write output", errno);
+    }
+    done += static_cast<std::size_t>(n);
+  }
+}
+
 void AtomicFile::commit() {
   if (fd_ < 0) {
     throw Error(ErrorCode::kInvalidArgument, "commit after commit", ErrorContext{.file = path_});

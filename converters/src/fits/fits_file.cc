@@ -6,6 +6,10 @@
 // used with ffmbyt (public) to copy the decompressed stream of a .gz/.bz2/.Z file.
 extern "C" int ffgbyt(fitsfile* fptr, LONGLONG nbytes, void* buffer, int* status);
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <utility>
@@ -33,9 +37,11 @@ void check_status(int status, const std::string& what, const ErrorContext& where
   }
   if (!detail.empty()) message += " (" + detail + ")";
   ErrorCode code = ErrorCode::kMalformed;
-  if (status == FILE_NOT_OPENED || status == READ_ERROR || status == MEMORY_ALLOCATION) {
+  if (status == FILE_NOT_OPENED || status == MEMORY_ALLOCATION) {
     code = ErrorCode::kIo;
-  } else if (status == END_OF_FILE) {
+  } else if (status == END_OF_FILE || status == READ_ERROR) {
+    // CFITSIO's file driver reports a short read as READ_ERROR. The file is mapped before
+    // CFITSIO reads it, so a short read means the file ends early, not that the disk failed.
     code = ErrorCode::kTruncated;
   }
   throw Error(code, message, where);
@@ -95,6 +101,7 @@ FitsFile FitsFile::open(const std::string& path) {
   int count = 0;
   fits_get_num_hdus(handle(f.fptr_), &count, &status);
   check_status(status, "cannot count the HDUs", f.where());
+  fits_clear_errmsg();  // the failed move past the last HDU leaves messages behind
   for (int i = 1; i <= count; ++i) {
     HduExtent e;
     e.index = i;
@@ -113,9 +120,15 @@ FitsFile FitsFile::open(const std::string& path) {
 
   if (f.container_.empty()) {
     f.bytes_ = std::move(mapped);
+    f.plain_fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (f.plain_fd_ < 0) {
+      throw Error(ErrorCode::kIo, std::string("cannot open for reading: ") + std::strerror(errno),
+                  f.where());
+    }
   } else {
-    // CFITSIO has the decompressed stream in memory; copy it out once.
-    const std::uint64_t total = f.hdus_.empty() ? 0 : f.hdus_.back().data_end;
+    // CFITSIO has the decompressed stream in memory; copy it out once (all of it: a stream cut
+    // inside the last HDU's padding is shorter than that HDU's extent).
+    const auto total = static_cast<std::uint64_t>(handle(f.fptr_)->Fptr->logfilesize);
     std::vector<std::uint8_t> stream(static_cast<std::size_t>(total));
     if (total > 0) {
       ffmbyt(handle(f.fptr_), 0, 0 /* report EOF */, &status);
@@ -124,10 +137,41 @@ FitsFile FitsFile::open(const std::string& path) {
     }
     f.bytes_ = asdfcore::io::Buffer::from_vector(std::move(stream));
   }
+  f.refuse_unreadable_extension(count);
   return f;
 }
 
+void FitsFile::refuse_unreadable_extension(int count) const {
+  // CFITSIO counts the HDUs up to the first one it cannot read and says nothing about the rest:
+  // a file cut inside an extension's header would lose that HDU and every later one. Bytes after
+  // the last HDU are ignored (as CFITSIO and astropy do) unless they start an extension.
+  const std::uint64_t end = hdus_.empty() ? 0 : hdus_.back().data_end;
+  if (end >= bytes_.size()) return;
+  const std::string_view rest(reinterpret_cast<const char*>(bytes_.data()) + end,
+                              static_cast<std::size_t>(bytes_.size() - end));
+  if (!rest.starts_with("XTENSION")) return;
+  ErrorContext at = where(count + 1);
+  at.offset = end;
+  bool has_end = false;
+  for (std::size_t card = 0; card + 80 <= rest.size() && !has_end; card += 80) {
+    has_end = rest.substr(card, 8) == "END     ";
+  }
+  if (!has_end) {
+    throw Error(ErrorCode::kTruncated,
+                "the file ends inside the header of HDU " + std::to_string(count + 1) +
+                    " (no END card in its last " + std::to_string(rest.size()) +
+                    " bytes): the file is cut or the END card is missing",
+                at);
+  }
+  int status = 0;
+  int type = 0;
+  fits_movabs_hdu(handle(fptr_), count + 1, &type, &status);
+  check_status(status == 0 ? BAD_HDU_NUM : status,
+               "CFITSIO cannot read the header of HDU " + std::to_string(count + 1), at);
+}
+
 FitsFile::~FitsFile() {
+  if (plain_fd_ >= 0) ::close(plain_fd_);
   if (fptr_ != nullptr) {
     int status = 0;
     fits_close_file(handle(fptr_), &status);
@@ -139,6 +183,7 @@ FitsFile::FitsFile(FitsFile&& other) noexcept
     : path_(std::move(other.path_)),
       container_(std::move(other.container_)),
       fptr_(std::exchange(other.fptr_, nullptr)),
+      plain_fd_(std::exchange(other.plain_fd_, -1)),
       hdus_(std::move(other.hdus_)),
       bytes_(std::move(other.bytes_)) {}
 
@@ -148,6 +193,7 @@ FitsFile& FitsFile::operator=(FitsFile&& other) noexcept {
     std::swap(path_, tmp.path_);
     std::swap(container_, tmp.container_);
     std::swap(fptr_, tmp.fptr_);
+    std::swap(plain_fd_, tmp.plain_fd_);
     std::swap(hdus_, tmp.hdus_);
     std::swap(bytes_, tmp.bytes_);
   }

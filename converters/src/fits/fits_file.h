@@ -46,6 +46,9 @@ class FitsFile {
   const std::vector<HduExtent>& hdus() const noexcept { return hdus_; }
   /// Return the whole (decompressed) byte stream. Plain files are mapped, not copied.
   const asdfcore::io::Buffer& bytes() const noexcept { return bytes_; }
+  /// Return a descriptor of the plain file for streaming its bytes (pread), or -1 for a
+  /// compressed container (whose stream exists only in memory).
+  int plain_fd() const noexcept { return plain_fd_; }
 
   /// Decompress the tile-compressed image HDU `index` (1-based) with CFITSIO and return the
   /// bytes of the equivalent uncompressed image HDU: its header blocks then its data, big-endian,
@@ -55,10 +58,14 @@ class FitsFile {
  private:
   FitsFile() = default;
   asdfcore::ErrorContext where(int hdu = 0) const;
+  /// Throw when the bytes after the last of the `count` HDUs CFITSIO found start an extension
+  /// it could not read (a file cut inside that extension's header).
+  void refuse_unreadable_extension(int count) const;
 
   std::string path_;
   std::string container_;
-  void* fptr_ = nullptr;  // CFITSIO's fitsfile*; fitsio.h stays inside fits_file.cc
+  void* fptr_ = nullptr;
+  int plain_fd_ = -1;  // CFITSIO's fitsfile*; fitsio.h stays inside fits_file.cc
   std::vector<HduExtent> hdus_;
   asdfcore::io::Buffer bytes_;
 };

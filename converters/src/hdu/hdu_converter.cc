@@ -44,8 +44,15 @@ std::string HeaderView::string(std::string_view keyword) const {
 }
 
 std::int64_t BlockSink::add_view(asdfcore::io::Buffer bytes) {
-  buffers_.push_back(std::move(bytes));
-  return static_cast<std::int64_t>(buffers_.size() - 1);
+  entries_.push_back(Entry{std::move(bytes), std::nullopt});
+  return static_cast<std::int64_t>(entries_.size() - 1);
+}
+
+std::int64_t BlockSink::add_input(const fits::FitsFile& file, std::uint64_t offset,
+                                  asdfcore::io::Buffer bytes) {
+  if (file.plain_fd() < 0) return add_view(std::move(bytes));
+  entries_.push_back(Entry{{}, asdfcore::format::FileRange{file.plain_fd(), offset, bytes.size()}});
+  return static_cast<std::int64_t>(entries_.size() - 1);
 }
 
 std::int64_t BlockSink::add_owned(std::vector<std::uint8_t> bytes) {
@@ -55,9 +62,13 @@ std::int64_t BlockSink::add_owned(std::vector<std::uint8_t> bytes) {
 std::vector<asdfcore::format::BlockToWrite> BlockSink::blocks(
     const std::string& compression) const {
   std::vector<asdfcore::format::BlockToWrite> out;
-  for (const auto& b : buffers_) {
+  for (const auto& e : entries_) {
     asdfcore::format::BlockToWrite w;
-    w.pieces.push_back(b.span());
+    if (e.range) {
+      w.file_ranges.push_back(*e.range);
+    } else {
+      w.pieces.push_back(e.bytes.span());
+    }
     w.compression = compression;
     out.push_back(std::move(w));
   }

@@ -3,6 +3,7 @@
 // they share: the HDU's cards and bytes in, tree nodes and blocks out.
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,11 +43,19 @@ class BlockSink {
   std::int64_t add_view(asdfcore::io::Buffer bytes);
   /// Add a block owning `bytes`; return its index.
   std::int64_t add_owned(std::vector<std::uint8_t> bytes);
+  /// Add a block of `bytes` that lie at `offset` of `file`: streamed from the plain file when
+  /// there is one (bounded memory), else viewed in memory. Return its index.
+  std::int64_t add_input(const fits::FitsFile& file, std::uint64_t offset,
+                         asdfcore::io::Buffer bytes);
   /// Return the blocks to write, each compressed with `compression`.
   std::vector<asdfcore::format::BlockToWrite> blocks(const std::string& compression) const;
 
  private:
-  std::deque<asdfcore::io::Buffer> buffers_;
+  struct Entry {
+    asdfcore::io::Buffer bytes;                   ///< In memory (empty for a file range).
+    std::optional<asdfcore::format::FileRange> range;  ///< Streamed from the input file.
+  };
+  std::deque<Entry> entries_;
 };
 
 /// Everything a converter gets for one HDU.

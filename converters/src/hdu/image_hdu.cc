@@ -104,7 +104,10 @@ NodePtr native_node(const NodePtr& array, const HeaderView& header, HduReport& r
 }
 
 /// Convert image data with these cards; shared by plain and tile-compressed images.
+/// `data_source` and `data_offset` say where `data` lies in the input file (so an untouched
+/// image is streamed from it); nullptr for data that exists only in memory.
 HduOutput convert_image(const std::vector<Card>& cards, asdfcore::io::Buffer data,
+                        const fits::FitsFile* data_source, std::uint64_t data_offset,
                         const ErrorContext& where, BlockSink& sink, const ConvertOptions& options,
                         HduReport report) {
   const HeaderView header(cards);
@@ -171,7 +174,9 @@ HduOutput convert_image(const std::vector<Card>& cards, asdfcore::io::Buffer dat
                                        dtype.swap_plan(asdfcore::ndarray::native_byte_order()));
     dtype = dtype.with_byte_order(asdfcore::ndarray::native_byte_order());
   }
-  const std::int64_t block = owned ? sink.add_owned(std::move(*owned)) : sink.add_view(data);
+  const std::int64_t block = owned ? sink.add_owned(std::move(*owned))
+                                   : data_source ? sink.add_input(*data_source, data_offset, data)
+                                                 : sink.add_view(data);
 
   asdfcore::ndarray::NDArrayNodeSpec spec;
   spec.dtype = dtype;
@@ -211,7 +216,8 @@ class ImageConverter final : public HduConverter {
     report.index = input.extent.index;
     report.kind = "image";
     const ErrorContext where{.file = input.file.path(), .hdu = input.extent.index};
-    return convert_image(input.cards, input.data, where, sink, options, std::move(report));
+    return convert_image(input.cards, input.data, &input.file, input.extent.data_start, where,
+                         sink, options, std::move(report));
   }
 };
 
@@ -239,8 +245,8 @@ class CompressedImageConverter final : public HduConverter {
     report.kind = "tile-compressed image";
     report.notes.push_back("decompressed through CFITSIO; compression cards kept under "
                            "`compressed_header`");
-    HduOutput out = convert_image(cards, bytes.slice(end, bytes.size() - end), where, sink,
-                                  options, std::move(report));
+    HduOutput out = convert_image(cards, bytes.slice(end, bytes.size() - end), nullptr, 0, where,
+                                  sink, options, std::move(report));
     out.item->set("compressed_header", header_node(input.cards));
     return out;
   }

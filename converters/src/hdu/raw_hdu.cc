@@ -38,7 +38,8 @@ class RawConverter final : public HduConverter {
       asdfcore::ndarray::NDArrayNodeSpec spec;
       spec.dtype = asdfcore::ndarray::DType::numeric(asdfcore::ndarray::DTypeKind::kUInt8);
       spec.shape = {size};
-      spec.source = sink.add_view(input.data.slice(0, static_cast<std::size_t>(size)));
+      spec.source = sink.add_input(input.file, input.extent.data_start,
+                                   input.data.slice(0, static_cast<std::size_t>(size)));
       out.item->set("raw_data", asdfcore::ndarray::make_ndarray_node(spec));
     }
     return out;

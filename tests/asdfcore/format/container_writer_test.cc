@@ -2,6 +2,9 @@
 // tree, block headers, checksums, padding, block index), and a failed write leaves nothing behind.
 #include "asdfcore/format/container_writer.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
@@ -30,6 +33,7 @@ using asdfcore::compression::Md5Digest;
 using asdfcore::format::BlockToWrite;
 using asdfcore::format::ChecksumConvention;
 using asdfcore::format::ChecksumStatus;
+using asdfcore::format::FileRange;
 using asdfcore::format::Container;
 using asdfcore::format::write_container;
 using asdfcore::format::WriteOptions;
@@ -712,4 +716,47 @@ TEST_CASE("an existing output file is replaced only on success", "[writer][atomi
     CHECK(read_all(target) == head_for("1.6.0") + std::string(kTree));
     CHECK(listing(dir.path()) == std::vector<std::string>{"out.asdf"});
   }
+}
+
+TEST_CASE("blocks streamed from file ranges: copied by the kernel, hashed beside it",
+          "[writer][file_range]") {
+  fitsasdf::test::TempDir dir;
+  // An input file whose middle holds the data (as a FITS image lies after its header).
+  std::vector<std::uint8_t> input(3 * 1024 * 1024 + 77);
+  for (std::size_t i = 0; i < input.size(); ++i) input[i] = static_cast<std::uint8_t>(i * 131 + 7);
+  const auto in_path = (dir / "input.bin").string();
+  {
+    std::ofstream f(in_path, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(input.data()), static_cast<std::streamsize>(input.size()));
+  }
+  const int fd = ::open(in_path.c_str(), O_RDONLY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  const std::uint64_t offset = 2880;
+  const std::uint64_t length = input.size() - offset - 5;
+  const std::span<const std::uint8_t> expected(input.data() + offset, length);
+  const std::string head = "prefix";
+  for (const std::string codec : {"", "zlib", "lz4"}) {
+    for (const auto convention : {ChecksumConvention::kStoredBytes, ChecksumConvention::kNone}) {
+      BlockToWrite block;
+      block.pieces.push_back({reinterpret_cast<const std::uint8_t*>(head.data()), head.size()});
+      block.file_ranges.push_back(FileRange{fd, offset, length});
+      block.compression = codec;
+      block.padding = 10;
+      WriteOptions options;
+      options.checksum = convention;
+      const auto out = (dir / ("out" + codec + ".asdf")).string();
+      write_container(out, "", std::span(&block, 1), options);
+      const Container c = Container::open(out);
+      REQUIRE(c.blocks().size() == 1);
+      const auto data = c.data(0, true);
+      REQUIRE(data.size() == head.size() + length);
+      CHECK(std::equal(head.begin(), head.end(), data.data()));
+      CHECK(std::equal(expected.begin(), expected.end(), data.data() + head.size()));
+      CHECK(c.blocks()[0].header.allocated_size == c.blocks()[0].header.used_size + 10);
+      CHECK(c.check(0) == (convention == ChecksumConvention::kNone ? ChecksumStatus::kUnchecked
+                                                                   : ChecksumStatus::kMatchesStored));
+      CHECK(c.block_index_valid());
+    }
+  }
+  ::close(fd);
 }

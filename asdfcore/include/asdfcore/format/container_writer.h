@@ -21,10 +21,21 @@ enum class ChecksumConvention {
   kNone,         ///< Write all zeros (no checksum).
 };
 
-/// One block to write. The data is gathered from `pieces` in order without copying them
-/// (unless the block is compressed).
+/// Bytes of an open file, streamed into the output in bounded chunks instead of being held in
+/// memory (a FITS image copied as it is).
+struct FileRange {
+  int fd = -1;               ///< An open, readable descriptor; the caller keeps it open.
+  std::uint64_t offset = 0;  ///< Byte offset in that file.
+  std::uint64_t length = 0;  ///< Bytes to copy.
+};
+
+/// One block to write. The data is `pieces` in order, then `file_ranges` in order. Memory
+/// pieces are written without copying; file ranges are streamed through a small buffer, so an
+/// uncompressed block of any size costs bounded memory. A compressed block is gathered whole
+/// for its codec.
 struct BlockToWrite {
   std::vector<std::span<const std::uint8_t>> pieces;  ///< The decoded data, in order.
+  std::vector<FileRange> file_ranges;                  ///< More data, after `pieces`.
   std::string compression;     ///< "" for none, else a label in the registry ("zlib", ...).
   int level = -1;              ///< Compression level; -1 for the codec's default.
   std::uint64_t padding = 0;   ///< Extra allocated bytes after the used data (zero filled);

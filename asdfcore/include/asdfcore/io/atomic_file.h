@@ -28,6 +28,12 @@ class AtomicFile {
   void write_zeros(std::uint64_t count);
   /// Append every span of `parts` in order with as few system calls as possible.
   void write_all(std::span<const std::span<const std::uint8_t>> parts);
+  /// Append `length` bytes read from `fd` at `offset`, letting the kernel copy them
+  /// (copy_file_range; a read/write loop through a small buffer where that is not possible).
+  void copy_from(int fd, std::uint64_t offset, std::uint64_t length);
+  /// Overwrite `bytes` at byte `offset` of what was already written (a header whose checksum
+  /// is known only after its data). Does not move the append position.
+  void write_at(std::uint64_t offset, std::span<const std::uint8_t> bytes);
   /// Return the number of bytes written so far.
   std::uint64_t position() const noexcept { return position_; }
 
