@@ -1,5 +1,6 @@
 #include "tree_report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <sstream>
@@ -162,6 +163,17 @@ std::string outline(const asdfcore::AsdfFile& file, std::size_t max_lines) {
       out << ": " << v;
     } else if (node->is_mapping() || node->is_sequence()) {
       out << " [" << node->size() << "]";
+      // A list of small scalar lists (FITS header cards) is summarised, not spelled out.
+      if (node->is_sequence() && node->size() > 0 &&
+          std::all_of(node->items().begin(), node->items().end(), [](const NodePtr& item) {
+            return item->is_sequence() &&
+                   std::none_of(item->items().begin(), item->items().end(), [](const NodePtr& x) {
+                     return x->is_sequence() || x->is_mapping();
+                   });
+          })) {
+        out << " (lists of scalars: use --json to see them)";
+        descend = false;
+      }
     }
     out << "\n";
     ++lines;

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # README command (1): set up this machine (Debian packages), build, and run the main job on a
-# bundled sample.
+# bundled sample: convert samples/test0.fits to ASDF and show what the ASDF file holds.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/scripts/install-deps.sh"
 bash "$root/scripts/build.sh" >/dev/null
 build=${FITSASDF_BUILD_DIR:-$root/build}
-"$build/cli/fitsasdf" info --blocks "$root/samples/compressed.asdf"
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+"$build/cli/fitsasdf" convert "$root/samples/test0.fits" -o "$out/test0.asdf"
+"$build/cli/fitsasdf" info --blocks --max-lines 40 "$out/test0.asdf"
