@@ -15,6 +15,8 @@ packages=(
   # reference tools (the oracles the interop tests run)
   python3 python3-numpy python3-asdf python3-asdf-astropy python3-astropy python3-lz4
   python3-gwcs python3-asdf-standard astropy-utils fitsverify
+  # test inputs: .Z (LZW) FITS files
+  ncompress
 )
 
 missing=()

@@ -21,35 +21,46 @@ using asdfcore::tree::NodePtr;
 constexpr char kStandardFitsTag[] = "tag:stsci.edu:asdf/fits/fits-1.0.0";
 constexpr char kAstropyFitsTag[] = "tag:astropy.org:astropy/fits/fits-1.0.0";
 
-/// True when every card and item fits the standard fits-1.0.0 schema: keywords of at most 8
-/// characters from [A-Z0-9_-], values that are strings of at most 60 characters, numbers or
-/// booleans, comments of at most 60 characters, and no keys besides header and data.
-bool fits_standard_schema(const std::vector<hdu::HduOutput>& outputs,
-                          const std::vector<std::vector<Card>>& headers) {
+/// Return why the items do not fit the standard fits-1.0.0 schema, or "" when they do: every
+/// keyword of at most 8 characters from FITS's [A-Z0-9_-] (the schema's own example has
+/// DATE-OBS), values that are strings of at most 60 characters, numbers or booleans, comments of
+/// at most 60 characters, and no keys besides header and data.
+std::string standard_schema_misfit(const std::vector<hdu::HduOutput>& outputs,
+                                   const std::vector<std::vector<Card>>& headers) {
   for (const auto& out : outputs) {
     for (const auto& [k, v] : out.item->entries()) {
-      if (k->as_string() != "header" && k->as_string() != "data") return false;
+      if (k->as_string() != "header" && k->as_string() != "data") {
+        return "HDU " + std::to_string(out.report.index) + " has `" + k->as_string() +
+               "` beside its header and data";
+      }
     }
   }
-  for (const auto& cards : headers) {
-    for (const auto& c : cards) {
-      if (c.keyword.size() > 8 || c.comment.size() > 60) return false;
+  for (std::size_t h = 0; h < headers.size(); ++h) {
+    for (const auto& c : headers[h]) {
+      const std::string where = "HDU " + std::to_string(h + 1) + ", card '" + c.keyword + "': ";
+      if (c.keyword.size() > 8) return where + "keyword longer than 8 characters";
       for (char ch : c.keyword) {
-        if (!((ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9'))) return false;
+        if (!((ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' || ch == '-')) {
+          return where + "keyword with a character outside A-Z, 0-9, '_' and '-'";
+        }
       }
+      if (c.comment.size() > 60) return where + "comment longer than 60 characters";
       if (!c.value) continue;
       switch (c.value->kind()) {
         case asdfcore::tree::NodeKind::kString:
-          if (!c.value->tag().empty() || c.value->as_string().size() > 60) return false;
+          if (!c.value->tag().empty()) return where + "complex value";
+          if (c.value->as_string().size() > 60) return where + "string longer than 60 characters";
           break;
         case asdfcore::tree::NodeKind::kBool:
         case asdfcore::tree::NodeKind::kInt:
         case asdfcore::tree::NodeKind::kFloat: break;
-        default: return false;  // undefined, big integers, complex
+        case asdfcore::tree::NodeKind::kNull: return where + "undefined value";
+        case asdfcore::tree::NodeKind::kBigInt: return where + "integer beyond 64 bits";
+        default: return where + "value the schema has no type for";
       }
     }
   }
-  return true;
+  return "";
 }
 
 /// The key of an HDU in the native view: EXTNAME (",EXTVER" when above 1), PRIMARY, or HDU<n>.
@@ -96,19 +107,28 @@ ConversionReport convert_fits_to_asdf(const std::string& input, const std::strin
     } catch (const Error& e) {
       throw e.with_context(where);
     }
+    if (extent.data_end > bytes.size()) {  // only the last HDU: CFITSIO found no HDU after it
+      outputs.back().report.notes.push_back(
+          "the file ends " + std::to_string(extent.data_end - bytes.size()) +
+          " bytes short of this HDU's padding to 2880 bytes: it may have been cut, and any "
+          "later HDU is lost");
+    }
     headers.push_back(std::move(in.cards));
   }
 
   ConversionReport report;
   report.input = input;
   report.output = output;
+  const std::string misfit =
+      options.fits_tag == FitsTag::kAstropy ? "" : standard_schema_misfit(outputs, headers);
   const bool standard = options.fits_tag == FitsTag::kStandard ||
-                        (options.fits_tag == FitsTag::kAuto && fits_standard_schema(outputs, headers));
-  if (options.fits_tag == FitsTag::kStandard && !fits_standard_schema(outputs, headers)) {
+                        (options.fits_tag == FitsTag::kAuto && misfit.empty());
+  if (options.fits_tag == FitsTag::kStandard && !misfit.empty()) {
     throw Error(ErrorCode::kInvalidArgument,
-                "the header does not fit the standard fits-1.0.0 schema (keywords of at most 8 "
-                "characters, strings and comments of at most 60, no undefined, complex or "
-                "64-bit-overflowing values, no unmapped HDUs); use the astropy tag",
+                "the header does not fit the standard fits-1.0.0 schema (" + misfit +
+                    "; it allows keywords of at most 8 characters, strings and comments of at "
+                    "most 60, no undefined, complex or 64-bit-overflowing values, no unmapped "
+                    "HDUs); use the astropy tag",
                 asdfcore::ErrorContext{.file = input});
   }
   report.fits_tag = standard ? kStandardFitsTag : kAstropyFitsTag;

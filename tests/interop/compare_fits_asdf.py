@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Compare FITS files with the ASDF files fitsasdf made of them, through the reference tools.
 
-Usage: compare_fits_asdf.py FITS ASDF [FITS ASDF ...]
+Usage: compare_fits_asdf.py [--physical] [--details] FITS ASDF [FITS ASDF ...]
 
 For each pair, open FITS with astropy twice (as stored: do_not_scale_image_data=True, and
 scaled) and compare HDU by HDU:
@@ -16,6 +16,18 @@ scaled) and compare HDU by HDU:
 Prints one JSON object {ASDF: {"ok", "hdus": [{"index", "cards_equal", "hdul_cards_equal",
 "first_card_diff", "data_equal", "data_note"}], "warnings": [...], "native": {key: {"unit",
 "md5"}}, "error"}}.
+Options:
+  --physical   the ASDF was written with --scaling physical: every HDU's data must equal
+               astropy's scaled data (float32 for BITPIX 8/16, float64 for 32/64, BLANK as NaN)
+  --details    also report "fits_tag" (the tag of the `fits` list as written), per HDU
+               "has_data", "bunit", "vounit" (astropy's Unit(BUNIT, format="fits") as VOUnit,
+               null with "unit_error" when astropy cannot parse it), "item_keys", "dtype" (of the
+               HDUList's data), "astropy_dtype" (of astropy's scaled data),
+               "card_values_equal" (the keywords and values equal astropy's, comments aside),
+               "comment_diffs" (the keywords whose comment alone differs) and, for a
+               tile-compressed image, "compressed_cards_equal" (the item's compressed_header
+               equals the cards of the compressed table as stored, read by astropy with
+               disable_image_compression=True); per native entry "quantity" and "dtype"
 Runs with Debian's /usr/bin/python3 (asdf 2.14, asdf-astropy, astropy 5.2.1).
 """
 
@@ -26,6 +38,7 @@ import sys
 import warnings
 
 import asdf
+import astropy.units as u
 import numpy as np
 from astropy.io import fits
 
@@ -88,7 +101,39 @@ def md5(a):
     return hashlib.md5(np.ascontiguousarray(a.astype(a.dtype.newbyteorder("<"))).tobytes()).hexdigest()
 
 
-def compare(fits_path, asdf_path):
+def expected_vounit(bunit):
+    """astropy's reading of BUNIT as a FITS unit, written as VOUnit: (vounit, error)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return u.Unit(bunit, format="fits").to_string("vounit"), None
+        except Exception as e:  # noqa: BLE001 -- any refusal means "not a FITS unit"
+            return None, f"{type(e).__name__}: {e}"
+
+
+def details(out, item, ours, raw, scaled, fits_path, index):
+    out["item_keys"] = sorted(item.keys())
+    out["has_data"] = raw.data is not None
+    bunit = raw.header.get("BUNIT")
+    out["bunit"] = bunit if isinstance(bunit, str) and bunit.strip() else None
+    if out["bunit"] is not None:
+        out["vounit"], error = expected_vounit(bunit)
+        if error:
+            out["unit_error"] = error
+    else:
+        out["vounit"] = None
+    out["dtype"] = None if ours.data is None else np.asarray(ours.data).dtype.str
+    out["astropy_dtype"] = None if scaled.data is None else np.asarray(scaled.data).dtype.str
+    want, got = cards(raw.header), raw_cards(item["header"])
+    out["card_values_equal"] = [w[:2] for w in want] == [g[:2] for g in got]
+    out["comment_diffs"] = [w[0] for w, g in zip(want, got) if w[:2] == g[:2] and w[2] != g[2]]
+    if "compressed_header" in item:
+        with fits.open(fits_path, disable_image_compression=True) as table:
+            stored = cards(table[index].header)
+        out["compressed_cards_equal"] = stored == raw_cards(item["compressed_header"])
+
+
+def compare(fits_path, asdf_path, physical=False, with_details=False):
     rec = {"hdus": [], "native": {}}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -98,6 +143,8 @@ def compare(fits_path, asdf_path):
                 with asdf.open(asdf_path, _force_raw_types=True) as raw_af:
                     items = [dict(h) for h in raw_af.tree["fits"]]
                     raw_headers = [raw_cards(h["header"]) for h in items]
+                    if with_details:
+                        rec["fits_tag"] = getattr(raw_af.tree["fits"], "_tag", None)
             caught.clear()  # only warnings of the user-style open below count
             with asdf.open(asdf_path, lazy_load=False, copy_arrays=True) as af, \
                     fits.open(fits_path, do_not_scale_image_data=True) as raw, \
@@ -115,8 +162,11 @@ def compare(fits_path, asdf_path):
                         target = None
                     else:
                         d = np.asarray(h.data)
-                        target = s.data if d.dtype.kind == "u" or d.dtype == np.int8 else r.data
+                        unsigned = d.dtype.kind == "u" or d.dtype == np.int8
+                        target = s.data if physical or unsigned else r.data
                         out["data_equal"], out["data_note"] = same_bits(d, target)
+                    if with_details:
+                        details(out, items[i], h, r, s, fits_path, i)
                     cls = fits.PrimaryHDU if i == 0 else fits.ImageHDU
                     rebuilt.append(cls(data=None if target is None else np.asarray(target),
                                        header=r.header.copy()))
@@ -134,6 +184,9 @@ def compare(fits_path, asdf_path):
                     unit = getattr(value, "unit", None)
                     rec["native"][key] = {"unit": None if unit is None else unit.to_string("vounit"),
                                           "md5": md5(getattr(value, "value", value))}
+                    if with_details:
+                        rec["native"][key]["quantity"] = unit is not None
+                        rec["native"][key]["dtype"] = np.asarray(getattr(value, "value", value)).dtype.str
             rec["ok"] = True
         except Exception as e:  # reported, the C++ test decides
             rec["ok"] = False
@@ -148,8 +201,11 @@ def compare(fits_path, asdf_path):
 
 
 def main(argv):
-    pairs = list(zip(argv[0::2], argv[1::2]))
-    json.dump({a: compare(f, a) for f, a in pairs}, sys.stdout)
+    flags = {a for a in argv if a in ("--physical", "--details")}
+    files = [a for a in argv if a not in flags]
+    pairs = list(zip(files[0::2], files[1::2]))
+    json.dump({a: compare(f, a, "--physical" in flags, "--details" in flags) for f, a in pairs},
+              sys.stdout)
     return 0
 
 

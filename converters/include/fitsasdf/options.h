@@ -6,7 +6,8 @@
 
 namespace fitsasdf {
 
-/// What to do with integer data scaled by BSCALE/BZERO that is not an unsigned-integer offset.
+/// What to do with integer data scaled by BSCALE/BZERO that is not an unsigned-integer offset,
+/// or that has a BLANK value.
 enum class ScalingPolicy {
   kRaw,       ///< Keep the stored integers and the cards: lossless, same size (default).
   kPhysical,  ///< Write the scaled floating-point values (float32 for BITPIX 8/16, float64 for

@@ -83,6 +83,28 @@ void refuse_other_formats(const asdfcore::io::Buffer& bytes, const std::string& 
   }
 }
 
+/// Throw (truncated) when the header at the start of `rest` has no END card, or ends in a
+/// 2880-byte block that `rest` does not complete. `hdu` is the header's 1-based HDU number.
+void refuse_cut_header(std::string_view rest, int hdu, const ErrorContext& at) {
+  std::size_t header_size = 0;  // through the block holding END
+  for (std::size_t card = 0; card + 80 <= rest.size() && header_size == 0; card += 80) {
+    if (rest.substr(card, 8) == "END     ") header_size = (card / 2880 + 1) * 2880;
+  }
+  const std::string which = "the header of HDU " + std::to_string(hdu);
+  if (header_size == 0) {
+    throw Error(ErrorCode::kTruncated,
+                "no END card in the " + std::to_string(rest.size()) + " bytes of " + which +
+                    ": the file is cut inside the header, or END is missing",
+                at);
+  }
+  if (header_size > rest.size()) {
+    throw Error(ErrorCode::kTruncated,
+                "the file ends inside " + which + " (its last block holds " +
+                    std::to_string(rest.size() % 2880) + " of 2880 bytes): the file is cut",
+                at);
+  }
+}
+
 }  // namespace
 
 FitsFile FitsFile::open(const std::string& path) {
@@ -96,6 +118,11 @@ FitsFile FitsFile::open(const std::string& path) {
   fitsfile* opened = nullptr;
   fits_open_diskfile(&opened, path.c_str(), READONLY, &status);
   f.fptr_ = status == 0 ? opened : nullptr;
+  if ((status == END_OF_FILE || status == READ_ERROR) && f.container_.empty()) {
+    fits_clear_errmsg();  // say it plainly, without CFITSIO's stack
+    refuse_cut_header({reinterpret_cast<const char*>(mapped.data()), mapped.size()}, 1,
+                      ErrorContext{.file = path, .hdu = 1});
+  }
   check_status(status, "CFITSIO cannot open the file", f.where());
 
   int count = 0;
@@ -129,6 +156,13 @@ FitsFile FitsFile::open(const std::string& path) {
     // CFITSIO has the decompressed stream in memory; copy it out once (all of it: a stream cut
     // inside the last HDU's padding is shorter than that HDU's extent).
     const auto total = static_cast<std::uint64_t>(handle(f.fptr_)->Fptr->logfilesize);
+    if (total % 2880 != 0) {  // CFITSIO reads whole blocks and cannot give the partial one
+      throw Error(ErrorCode::kTruncated,
+                  "the decompressed stream is " + std::to_string(total) +
+                      " bytes, not a whole number of 2880-byte blocks: the FITS file inside "
+                      "was cut (decompress it and convert the plain file to keep what is left)",
+                  f.where());
+    }
     std::vector<std::uint8_t> stream(static_cast<std::size_t>(total));
     if (total > 0) {
       ffmbyt(handle(f.fptr_), 0, 0 /* report EOF */, &status);
@@ -152,22 +186,13 @@ void FitsFile::refuse_unreadable_extension(int count) const {
   if (!rest.starts_with("XTENSION")) return;
   ErrorContext at = where(count + 1);
   at.offset = end;
-  bool has_end = false;
-  for (std::size_t card = 0; card + 80 <= rest.size() && !has_end; card += 80) {
-    has_end = rest.substr(card, 8) == "END     ";
-  }
-  if (!has_end) {
-    throw Error(ErrorCode::kTruncated,
-                "the file ends inside the header of HDU " + std::to_string(count + 1) +
-                    " (no END card in its last " + std::to_string(rest.size()) +
-                    " bytes): the file is cut or the END card is missing",
-                at);
-  }
+  refuse_cut_header(rest, count + 1, at);
+  const std::string next = "HDU " + std::to_string(count + 1);
   int status = 0;
   int type = 0;
   fits_movabs_hdu(handle(fptr_), count + 1, &type, &status);
-  check_status(status == 0 ? BAD_HDU_NUM : status,
-               "CFITSIO cannot read the header of HDU " + std::to_string(count + 1), at);
+  check_status(status, "CFITSIO cannot read the header of " + next, at);
+  throw Error(ErrorCode::kMalformed, "CFITSIO stops before " + next + " and gives no reason", at);
 }
 
 FitsFile::~FitsFile() {

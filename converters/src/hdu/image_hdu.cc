@@ -39,8 +39,11 @@ long long load_be_signed(const std::uint8_t* p, std::size_t itemsize) noexcept {
   return static_cast<long long>(v << shift) >> shift;
 }
 
-/// The physical values of integer data as astropy computes them: float32 for BITPIX 8 and 16,
-/// float64 for 32 and 64; BLANK elements become NaN. Written in the machine's byte order.
+/// The physical values of integer data as astropy 5.2.1 computes them (`_get_scaled_image_data`):
+/// float32 for BITPIX 8 and 16, float64 for 32 and 64, converted first, then multiplied by
+/// BSCALE (when not 1) and BZERO added (when not 0) in that same width, each step rounded, as
+/// numpy's in-place float32 ufuncs do with a Python float; BLANK elements become NaN. Written in
+/// the machine's byte order.
 std::vector<std::uint8_t> physical_values(std::span<const std::uint8_t> raw, long long bitpix,
                                           double bscale, double bzero,
                                           std::optional<long long> blank) {
@@ -48,20 +51,30 @@ std::vector<std::uint8_t> physical_values(std::span<const std::uint8_t> raw, lon
   const std::size_t n = raw.size() / itemsize;
   const bool narrow = bitpix == 8 || bitpix == 16;
   std::vector<std::uint8_t> out(n * (narrow ? 4 : 8));
+  const auto scale32 = static_cast<float>(bscale);
+  const auto zero32 = static_cast<float>(bzero);
   for (std::size_t i = 0; i < n; ++i) {
     const long long v = load_be_signed(raw.data() + i * itemsize, itemsize);
-    const double x = blank && v == *blank ? std::nan("") : static_cast<double>(v) * bscale + bzero;
+    const bool is_blank = blank && v == *blank;
     if (narrow) {
-      const auto f = static_cast<float>(x);
+      auto f = static_cast<float>(v);
+      if (bscale != 1.0) f = f * scale32;
+      if (bzero != 0.0) f = f + zero32;
+      if (is_blank) f = std::nanf("");
       std::memcpy(out.data() + 4 * i, &f, 4);
     } else {
+      auto x = static_cast<double>(v);
+      if (bscale != 1.0) x = x * bscale;
+      if (bzero != 0.0) x = x + bzero;
+      if (is_blank) x = std::nan("");
       std::memcpy(out.data() + 8 * i, &x, 8);
     }
   }
   return out;
 }
 
-/// Physical values of float data: v * bscale + bzero in the same width, machine byte order.
+/// Physical values of float data as astropy computes them: multiplied by BSCALE (when not 1),
+/// then BZERO added (when not 0), in the data's own width; machine byte order.
 std::vector<std::uint8_t> scaled_floats(std::span<const std::uint8_t> raw, long long bitpix,
                                         double bscale, double bzero) {
   const DType big = DType::numeric(*fits::kind_for_bitpix(bitpix), ByteOrder::kBig);
@@ -72,12 +85,14 @@ std::vector<std::uint8_t> scaled_floats(std::span<const std::uint8_t> raw, long 
     if (bitpix == -32) {
       float f;
       std::memcpy(&f, out.data() + 4 * i, 4);
-      f = static_cast<float>(f * bscale + bzero);
+      if (bscale != 1.0) f = f * static_cast<float>(bscale);
+      if (bzero != 0.0) f = f + static_cast<float>(bzero);
       std::memcpy(out.data() + 4 * i, &f, 4);
     } else {
       double d;
       std::memcpy(&d, out.data() + 8 * i, 8);
-      d = d * bscale + bzero;
+      if (bscale != 1.0) d = d * bscale;
+      if (bzero != 0.0) d = d + bzero;
       std::memcpy(out.data() + 8 * i, &d, 8);
     }
   }
@@ -156,12 +171,15 @@ HduOutput convert_image(const std::vector<Card>& cards, asdfcore::io::Buffer dat
     dtype = DType::numeric(*offset, ByteOrder::kBig);
     if (blank) mask_value = static_cast<double>(*blank) + bzero;
     report.notes.push_back("BZERO offset read as " + dtype.name() + " (exact; cards kept)");
-  } else if (scaled && options.scaling == ScalingPolicy::kPhysical) {
+  } else if ((scaled || blank) && options.scaling == ScalingPolicy::kPhysical) {
+    // As astropy reads it: integers with BLANK become floats with NaN even without a scale.
     owned = integer ? physical_values(data.span(), bitpix, bscale, bzero, blank)
                     : scaled_floats(data.span(), bitpix, bscale, bzero);
     const bool narrow = bitpix == 8 || bitpix == 16 || bitpix == -32;
     dtype = DType::numeric(narrow ? DTypeKind::kFloat32 : DTypeKind::kFloat64);
-    report.notes.push_back("BSCALE/BZERO applied: physical " + dtype.name() + " values written");
+    report.notes.push_back(std::string(scaled ? "BSCALE/BZERO applied" : "BLANK applied") +
+                           ": physical " + dtype.name() + " values written" +
+                           (blank ? ", BLANK as NaN" : ""));
   } else {
     if (scaled) {
       report.notes.push_back("BSCALE/BZERO kept as cards; the data holds the stored values");

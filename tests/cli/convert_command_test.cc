@@ -1,0 +1,399 @@
+// `fitsasdf convert` through the command line: every refusal is one line on stderr naming the
+// file, the documented exit status (2 invalid input, 3 I/O, 4 usage) and no output file or
+// temporary file left behind; the output name, the --json report and -q on success.
+// The FITS inputs are built here byte by byte (tiny, deterministic, no Python needed).
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "support/catch.h"
+#include "support/paths.h"
+#include "support/run.h"
+#include "support/temp_dir.h"
+
+using namespace fitsasdf::test;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+RunResult cli(std::vector<std::string> args) {
+  args.insert(args.begin(), cli_path().string());
+  return run(args);
+}
+
+int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+std::set<std::string> listing(const fs::path& dir) {
+  std::set<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir)) names.insert(entry.path().filename());
+  return names;
+}
+
+void write_file(const fs::path& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out << bytes;
+  REQUIRE(out.good());
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// A header card "KEY     = value": numbers and logicals right-aligned to column 30, strings
+/// (given with their quotes) from column 11, as the FITS standard's fixed format has them.
+std::string kv(std::string key, const std::string& value) {
+  key.resize(8, ' ');
+  std::string v = value;
+  if (!v.starts_with("'") && v.size() < 20) v.insert(0, 20 - v.size(), ' ');
+  return key + "= " + v;
+}
+
+/// One HDU: `cards` then END, padded with blanks to 2880 bytes, then `nbytes` of data (a byte
+/// ramp) padded with zeros to 2880 bytes.
+std::string hdu(const std::vector<std::string>& cards, std::size_t nbytes) {
+  std::string out;
+  for (std::string c : cards) {
+    c.resize(80, ' ');
+    out += c;
+  }
+  out += std::string("END").append(77, ' ');
+  out.resize((out.size() + 2879) / 2880 * 2880, ' ');
+  for (std::size_t i = 0; i < nbytes; ++i) out += static_cast<char>(i * 7 % 251);
+  out.resize((out.size() + 2879) / 2880 * 2880, '\0');
+  return out;
+}
+
+/// A primary 16-bit image of `n` pixels (header 2880 bytes, data from byte 2880).
+std::string image_fits(int n, std::vector<std::string> extra = {}) {
+  std::vector<std::string> cards{kv("SIMPLE", "T"), kv("BITPIX", "16"), kv("NAXIS", "1"),
+                                 kv("NAXIS1", std::to_string(n))};
+  cards.insert(cards.end(), extra.begin(), extra.end());
+  return hdu(cards, 2 * static_cast<std::size_t>(n));
+}
+
+std::string extension(const std::string& name, int bitpix, int n) {
+  return hdu({kv("XTENSION", "'IMAGE   '"), kv("BITPIX", std::to_string(bitpix)), kv("NAXIS", "1"),
+              kv("NAXIS1", std::to_string(n)), kv("PCOUNT", "0"), kv("GCOUNT", "1"),
+              kv("EXTNAME", "'" + name + "'")},
+             static_cast<std::size_t>(n) * static_cast<std::size_t>(std::abs(bitpix) / 8));
+}
+
+/// Three HDUs: a primary without data (bytes 0..2880), SCI with 3000 int32 (header 2880..5760,
+/// data 5760..17760, padded to 20160) and ERR with 100 int16 (header 20160..23040, data from
+/// 23040).
+struct Mef {
+  std::string primary =
+      hdu({kv("SIMPLE", "T"), kv("BITPIX", "8"), kv("NAXIS", "0"), kv("EXTEND", "T")}, 0);
+  std::string sci = extension("SCI", 32, 3000);
+  std::string err = extension("ERR", 16, 100);
+  std::string bytes() const { return primary + sci + err; }
+};
+
+/// Run convert on `input` (with `extra` options) twice, with the default output name (next to
+/// the input) and with -o into an empty folder, and check the refusal: `status`, one line on
+/// stderr naming the input and holding `says`, nothing on stdout, and nothing new in either
+/// folder (no output, no temporary file).
+void expect_refused(const fs::path& input, int status, const std::string& says,
+                    const std::vector<std::string>& extra = {}) {
+  const std::string named = input.filename().string();
+  const fs::path in_dir = input.parent_path();
+  const std::set<std::string> before = listing(in_dir);
+  TempDir out;
+  const fs::path output = out / "out.asdf";
+  std::vector<std::vector<std::string>> runs{{"convert", input.string()},
+                                             {"convert", input.string(), "-o", output.string()}};
+  for (auto& args : runs) {
+    args.insert(args.end(), extra.begin(), extra.end());
+    const RunResult r = cli(args);
+    INFO(join(args) << "\nstdout: " << r.out << "\nstderr: " << r.err);
+    CHECK(r.status == status);
+    CHECK(r.out.empty());
+    CHECK(lines(r.err) == 1);
+    CHECK(r.err.find(named) != std::string::npos);
+    CHECK(r.err.find(says) != std::string::npos);
+    CHECK(listing(in_dir) == before);
+    CHECK(listing(out.path()).empty());
+  }
+}
+
+}  // namespace
+
+TEST_CASE("convert refuses files that are not FITS with exit 2 and no output", "[cli][convert]") {
+  TempDir dir;
+  write_file(dir / "x.fits",
+             "<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head>\n"
+             "<body><h1>Not Found</h1></body></html>\n");
+  expect_refused(dir / "x.fits", 2, "HTML");
+
+  std::string hdf5("\x89HDF\r\n\x1a\n", 8);
+  hdf5 += std::string(504, '\0');
+  write_file(dir / "waveforms.fits", hdf5);
+  expect_refused(dir / "waveforms.fits", 2, "HDF5");
+
+  fs::copy_file(samples_dir() / "compressed.asdf", dir / "tree.asdf");
+  expect_refused(dir / "tree.asdf", 2, "ASDF file");
+
+  write_file(dir / "empty.fits", "");
+  expect_refused(dir / "empty.fits", 2, "empty");
+
+  write_file(dir / "notes.fits", "observing notes, not an image\n");
+  expect_refused(dir / "notes.fits", 2, "not a FITS file");
+}
+
+TEST_CASE("convert refuses damaged FITS files with exit 2 and no output", "[cli][convert]") {
+  TempDir dir;
+  const std::string image = image_fits(3000);  // header 0..2880, data 2880..8880
+  REQUIRE(image.size() == 4 * 2880);
+
+  SECTION("cut inside the data") {
+    write_file(dir / "cut_data.fits", image.substr(0, 5000));
+    expect_refused(dir / "cut_data.fits", 2, "of the 6000 bytes the header declares");
+    write_file(dir / "cut_after_header.fits", image.substr(0, 2880));
+    expect_refused(dir / "cut_after_header.fits", 2, "0 of the 6000 bytes");
+  }
+  SECTION("cut inside the data of an extension") {
+    const Mef mef;
+    const std::string bytes = mef.bytes();
+    const std::size_t sci_data = mef.primary.size() + 2880;
+    write_file(dir / "cut_ext_data.fits", bytes.substr(0, sci_data + 4000));
+    expect_refused(dir / "cut_ext_data.fits", 2, "HDU 2");
+    const std::size_t err_data = mef.primary.size() + mef.sci.size() + 2880;
+    write_file(dir / "cut_last_data.fits", bytes.substr(0, err_data + 100));
+    expect_refused(dir / "cut_last_data.fits", 2, "HDU 3");
+  }
+  SECTION("cut inside the primary header") {
+    // END is the fifth card (bytes 320..400): cut before it, and in the blanks after it.
+    write_file(dir / "cut_card.fits", image.substr(0, 200));
+    expect_refused(dir / "cut_card.fits", 2, "no END card in the 200 bytes of the header of HDU 1");
+    write_file(dir / "cut_header.fits", image.substr(0, 1000));
+    expect_refused(dir / "cut_header.fits", 2,
+                   "the file ends inside the header of HDU 1 (its last block holds 1000");
+  }
+  SECTION("cut inside an extension's header: no HDU is silently dropped") {
+    const Mef mef;
+    const std::string bytes = mef.bytes();
+    write_file(dir / "cut_ext_header.fits", bytes.substr(0, mef.primary.size() + 1000));
+    expect_refused(dir / "cut_ext_header.fits", 2, "the file ends inside the header of HDU 2");
+    const std::size_t err_header = mef.primary.size() + mef.sci.size();
+    write_file(dir / "cut_last_header.fits", bytes.substr(0, err_header + 400));
+    expect_refused(dir / "cut_last_header.fits", 2,
+                   "no END card in the 400 bytes of the header of HDU 3");
+  }
+  SECTION("a card astropy cannot parse") {
+    write_file(dir / "quote.fits", image_fits(4, {"KEY     = 'abc"}));
+    expect_refused(dir / "quote.fits", 2, "card 5 ('KEY     = 'abc'): astropy cannot parse");
+  }
+  SECTION("no END card") {
+    std::string header;
+    for (std::string c :
+         {kv("SIMPLE", "T"), kv("BITPIX", "16"), kv("NAXIS", "1"), kv("NAXIS1", "4")}) {
+      c.resize(80, ' ');
+      header += c;
+    }
+    header.resize(2880, ' ');
+    write_file(dir / "no_end.fits", header + std::string(2880, '\0'));
+    expect_refused(dir / "no_end.fits", 2, "END");
+    write_file(dir / "no_end_short.fits", header);
+    expect_refused(dir / "no_end_short.fits", 2, "END");
+  }
+  SECTION("a gzip file cut short") {
+    write_file(dir / "image.fits", image);
+    const RunResult gz = run({"gzip", "-n", (dir / "image.fits").string()});
+    REQUIRE(gz.status == 0);
+    const std::string packed = read_file(dir / "image.fits.gz");
+    fs::remove(dir / "image.fits.gz");
+    write_file(dir / "cut.fits.gz", packed.substr(0, packed.size() / 2));
+    expect_refused(dir / "cut.fits.gz", 2, "cut.fits.gz");
+    // A whole gzip stream of a FITS file cut inside its last block.
+    write_file(dir / "short.fits", image.substr(0, 2880 + 6000));
+    REQUIRE(run({"gzip", "-n", (dir / "short.fits").string()}).status == 0);
+    expect_refused(dir / "short.fits.gz", 2, "not a whole number of 2880-byte blocks");
+  }
+}
+
+TEST_CASE("convert reports files it cannot read or write with exit 3 and no output",
+          "[cli][convert]") {
+  TempDir dir;
+  fs::create_directory(dir / "folder.fits");
+  expect_refused(dir / "folder.fits", 3, "directory");
+  expect_refused(dir / "missing.fits", 3, "No such file");
+
+  write_file(dir / "image.fits", image_fits(10));
+  const std::set<std::string> before = listing(dir.path());
+  for (const fs::path& output :
+       {dir / "no_such_folder" / "out.asdf", dir / "image.fits" / "out.asdf"}) {
+    const RunResult r = cli({"convert", (dir / "image.fits").string(), "-o", output.string()});
+    INFO(output << "\n" << r.err);
+    CHECK(r.status == 3);
+    CHECK(lines(r.err) == 1);
+    CHECK(r.err.find(output.parent_path().filename().string()) != std::string::npos);
+    CHECK(listing(dir.path()) == before);
+  }
+  if (geteuid() != 0) {  // root writes anywhere
+    fs::create_directory(dir / "read_only");
+    fs::permissions(dir / "read_only", fs::perms::owner_read | fs::perms::owner_exec);
+    const RunResult r = cli({"convert", (dir / "image.fits").string(), "-o",
+                             (dir / "read_only" / "out.asdf").string()});
+    INFO(r.err);
+    CHECK(r.status == 3);
+    CHECK(lines(r.err) == 1);
+    CHECK(r.err.find("read_only") != std::string::npos);
+    CHECK(listing(dir / "read_only").empty());
+    fs::permissions(dir / "read_only", fs::perms::owner_all);
+  }
+}
+
+TEST_CASE("convert rejects a wrong command line with exit 4 and no output", "[cli][convert]") {
+  TempDir dir;
+  write_file(dir / "image.fits", image_fits(10));
+  const std::string in = (dir / "image.fits").string();
+  const std::set<std::string> before = listing(dir.path());
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
+      {{"--scaling", "linear"}, "'linear'"},
+      {{"--fits-tag", "stsci"}, "'stsci'"},
+      {{"--compress", "gzip"}, "'gzip'"},
+      {{"--standard", "9.9.9"}, "ASDF Standard 9.9.9"},
+      {{"--no-such-option"}, "no-such-option"},
+      {{"--scaling"}, "scaling"},
+      {{"second.fits"}, "too many"},
+  };
+  for (const auto& [extra, says] : cases) {
+    std::vector<std::string> args{"convert", in};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const RunResult r = cli(args);
+    INFO(join(args) << "\n" << r.err);
+    CHECK(r.status == 4);
+    CHECK(r.out.empty());
+    CHECK(lines(r.err) == 1);
+    CHECK(r.err.find(says) != std::string::npos);
+    CHECK(listing(dir.path()) == before);
+  }
+  const RunResult r = cli({"convert"});
+  CHECK(r.status == 4);
+  CHECK(lines(r.err) == 1);
+  CHECK(r.err.find("input") != std::string::npos);
+
+  // A header the standard fits schema cannot hold, with --fits-tag standard: the message names
+  // the file and the card.
+  write_file(dir / "hierarch.fits",
+             image_fits(4, {"HIERARCH ESO DET CHIP NAME = 'CCD-44' / detector chip"}));
+  expect_refused(dir / "hierarch.fits", 4, "ESO DET CHIP NAME", {"--fits-tag", "standard"});
+}
+
+TEST_CASE("a failed conversion leaves an existing output as it was", "[cli][convert]") {
+  TempDir dir;
+  write_file(dir / "cut.fits", image_fits(3000).substr(0, 5000));
+  write_file(dir / "cut.asdf", "an earlier result\n");
+  const RunResult r = cli({"convert", (dir / "cut.fits").string()});
+  CHECK(r.status == 2);
+  CHECK(read_file(dir / "cut.asdf") == "an earlier result\n");
+  CHECK(listing(dir.path()) == std::set<std::string>{"cut.fits", "cut.asdf"});
+}
+
+TEST_CASE("convert names the output after the input", "[cli][convert]") {
+  TempDir dir;
+  const std::string image = image_fits(10);
+  for (const char* name : {"a.fits", "b.fit", "c.fts", "d.image"}) write_file(dir / name, image);
+  write_file(dir / "e.fits", image);
+  REQUIRE(run({"gzip", "-n", (dir / "e.fits").string()}).status == 0);
+  write_file(dir / "f.fits", image);
+  REQUIRE(run({"bzip2", (dir / "f.fits").string()}).status == 0);
+  const std::vector<std::pair<std::string, std::string>> names{
+      {"a.fits", "a.asdf"},        {"b.fit", "b.asdf"},     {"c.fts", "c.asdf"},
+      {"d.image", "d.image.asdf"}, {"e.fits.gz", "e.asdf"}, {"f.fits.bz2", "f.asdf"}};
+  for (const auto& [in, out] : names) {
+    const RunResult r = cli({"convert", (dir / in).string(), "-q", "--no-fsync"});
+    INFO(in << ": " << r.err);
+    CHECK(r.status == 0);
+    CHECK(fs::is_regular_file(dir / out));
+  }
+  std::set<std::string> want;
+  for (const auto& [in, out] : names) {
+    want.insert(in);
+    want.insert(out);
+  }
+  CHECK(listing(dir.path()) == want);  // no temporary file left
+
+  // -o wins over the default, and an existing output is replaced.
+  write_file(dir / "chosen.asdf", "old");
+  const RunResult r =
+      cli({"convert", (dir / "a.fits").string(), "-o", (dir / "chosen.asdf").string(), "-q"});
+  CHECK(r.status == 0);
+  CHECK(read_file(dir / "chosen.asdf").starts_with("#ASDF 1.0.0\n"));
+}
+
+TEST_CASE("convert prints a summary, a JSON report with --json, and nothing with -q",
+          "[cli][convert]") {
+  TempDir dir;
+  write_file(dir / "mef.fits", Mef().bytes());
+  const std::string in = (dir / "mef.fits").string();
+  const std::string out = (dir / "mef.asdf").string();
+
+  RunResult r = cli({"convert", in, "--no-fsync"});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.err.empty());
+  CHECK(r.out.starts_with(in + " -> " + out + " (3 HDUs, "));
+  CHECK(r.out.find("HDU 2 SCI: image") != std::string::npos);
+
+  r = cli({"convert", in, "--no-fsync", "--json"});
+  REQUIRE(r.status == 0);
+  CHECK(r.err.empty());
+  const auto j = nlohmann::ordered_json::parse(r.out);
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : j.items()) keys.push_back(k);
+  CHECK(keys ==
+        std::vector<std::string>{"input", "output", "fits_tag", "bytes_in", "bytes_out", "hdus"});
+  CHECK(j["input"] == in);
+  CHECK(j["output"] == out);
+  CHECK(j["fits_tag"] == "tag:stsci.edu:asdf/fits/fits-1.0.0");
+  CHECK(j["bytes_in"] == fs::file_size(in));
+  CHECK(j["bytes_out"] == fs::file_size(out));
+  REQUIRE(j["hdus"].size() == 3);
+  const std::vector<std::string> names{"PRIMARY", "SCI", "ERR"};
+  for (int i = 0; i < 3; ++i) {
+    const auto& h = j["hdus"][i];
+    std::vector<std::string> hkeys;
+    for (const auto& [k, v] : h.items()) hkeys.push_back(k);
+    CHECK(hkeys == std::vector<std::string>{"index", "kind", "name", "notes"});
+    CHECK(h["index"] == i + 1);
+    CHECK(h["kind"] == "image");
+    CHECK(h["name"] == names[static_cast<std::size_t>(i)]);
+    CHECK(h["notes"].is_array());
+  }
+
+  fs::remove(out);
+  r = cli({"convert", in, "-q", "--no-fsync"});
+  CHECK(r.status == 0);
+  CHECK(r.out.empty());
+  CHECK(r.err.empty());
+  CHECK(fs::is_regular_file(out));
+  r = cli({"convert", in, "--quiet", "--no-fsync"});
+  CHECK(r.status == 0);
+  CHECK(r.out.empty());
+  CHECK(r.err.empty());
+}
+
+TEST_CASE("a file cut inside its last padding converts, and the report says so", "[cli][convert]") {
+  TempDir dir;
+  // 10 pixels = 20 data bytes; the padding to 2880 is missing (a writer that does not pad, or a
+  // file cut after its data).
+  write_file(dir / "short.fits", image_fits(10).substr(0, 2880 + 20));
+  const RunResult r = cli({"convert", (dir / "short.fits").string(), "--json", "--no-fsync"});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const json j = json::parse(r.out);
+  REQUIRE(j["hdus"].size() == 1);
+  REQUIRE(j["hdus"][0]["notes"].size() == 1);
+  CHECK(j["hdus"][0]["notes"][0].get<std::string>().find("2860 bytes short") != std::string::npos);
+}
