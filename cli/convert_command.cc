@@ -41,6 +41,7 @@ int run_convert(const std::vector<std::string>& args) {
       "standard", po::value<std::string>()->default_value("1.5.0"), "ASDF Standard to declare")(
       "no-native-view", "write only the fits item, no arrays by EXTNAME or quantities")(
       "no-fsync", "do not flush the output to disk before renaming it into place")(
+      "no-checksum", "store no MD5 checksums in the block headers (faster for large images)")(
       "json", "print the conversion report as JSON")("quiet,q", "print nothing on success")(
       "input", po::value<std::string>(), "the FITS file");
   po::positional_options_description pos;
@@ -77,6 +78,7 @@ int run_convert(const std::vector<std::string>& args) {
   options.native_byte_order = vm.count("native-byteorder") > 0;
   options.native_view = vm.count("no-native-view") == 0;
   options.durable = vm.count("no-fsync") == 0;
+  options.checksums = vm.count("no-checksum") == 0;
   options.asdf_standard = vm["standard"].as<std::string>();
   const std::string input = vm["input"].as<std::string>();
   const std::string output =

@@ -158,7 +158,8 @@ ConversionReport convert_fits_to_asdf(const std::string& input, const std::strin
   asdfcore::AsdfWriteOptions write;
   write.asdf_standard = options.asdf_standard;
   write.layout.durable = options.durable;
-  write.layout.checksum = asdfcore::format::ChecksumConvention::kStoredBytes;
+  write.layout.checksum = options.checksums ? asdfcore::format::ChecksumConvention::kStoredBytes
+                                            : asdfcore::format::ChecksumConvention::kNone;
   asdfcore::write_asdf(output, root, sink.blocks(options.compression), write);
   report.bytes_in = std::filesystem::file_size(input);
   report.bytes_out = std::filesystem::file_size(output);

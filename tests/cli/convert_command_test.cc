@@ -397,3 +397,20 @@ TEST_CASE("a file cut inside its last padding converts, and the report says so",
   REQUIRE(j["hdus"][0]["notes"].size() == 1);
   CHECK(j["hdus"][0]["notes"][0].get<std::string>().find("2860 bytes short") != std::string::npos);
 }
+
+TEST_CASE("convert stores block checksums unless told not to", "[cli][convert]") {
+  fitsasdf::test::TempDir dir;
+  write_file(dir / "img.fits", image_fits(16));
+  for (const bool with : {true, false}) {
+    const std::string out = (dir / (with ? "sum.asdf" : "nosum.asdf")).string();
+    std::vector<std::string> args{"convert", (dir / "img.fits").string(), "-o", out, "-q"};
+    if (!with) args.push_back("--no-checksum");
+    REQUIRE(cli(args).status == 0);
+    const RunResult info = cli({"info", "--blocks", "--json", out});
+    REQUIRE(info.status == 0);
+    const auto j = nlohmann::json::parse(info.out);
+    REQUIRE(j["blocks"].size() == 1);
+    CHECK(j["blocks"][0]["checksum"].is_null() == !with);
+    CHECK(j["blocks"][0]["checksum_ok"] == (with ? nlohmann::json(true) : nlohmann::json(nullptr)));
+  }
+}
