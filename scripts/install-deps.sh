@@ -13,6 +13,7 @@ packages=(
   # fuzzing runtime for clang
   libclang-rt-14-dev
   # reference tools (the oracles the interop tests run)
+  time
   python3 python3-numpy python3-asdf python3-asdf-astropy python3-astropy python3-lz4
   python3-gwcs python3-asdf-standard astropy-utils fitsverify
   # test inputs: .Z (LZW) FITS files

@@ -131,14 +131,18 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
         if (sum) h.update(p);
         out.write(p);
       }
+      // A thread pays off only for large ranges; small ones are hashed before the copy.
+      const auto hash_ranges = [&h, &block] {
+        std::vector<std::uint8_t> buffer(kStreamChunk);
+        for (const auto& r : block.file_ranges) {
+          read_range(r, buffer, [&h](std::span<const std::uint8_t> chunk) { h.update(chunk); });
+        }
+      };
       std::future<void> hashing;
-      if (sum) {
-        hashing = std::async(std::launch::async, [&h, &block] {
-          std::vector<std::uint8_t> buffer(kStreamChunk);
-          for (const auto& r : block.file_ranges) {
-            read_range(r, buffer, [&h](std::span<const std::uint8_t> chunk) { h.update(chunk); });
-          }
-        });
+      if (sum && data_size >= 4 * kStreamChunk) {
+        hashing = std::async(std::launch::async, hash_ranges);
+      } else if (sum) {
+        hash_ranges();
       }
       try {
         for (const auto& r : block.file_ranges) out.copy_from(r.fd, r.offset, r.length);
@@ -147,7 +151,7 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
         throw;
       }
       if (sum) {
-        hashing.get();  // rethrows a read error of the hashing thread
+        if (hashing.valid()) hashing.get();  // rethrows a read error of the hashing thread
         header.checksum = h.finish();
         out.write_at(header_at, encode_block_header(header));
       }

@@ -1,0 +1,481 @@
+"""Run the side-by-side benchmark: cp, fitscopy, fitsasdf and python on the same FITS inputs.
+
+Called by bench/run.sh, which installs the dependencies and builds fitsasdf first. For every job
+each contestant runs N times, the contestants alternating (the order rotates each round); before
+every run the output is deleted and, when the kernel lets us, the page cache is dropped, so each
+run reads its input from disk. Wall time is measured here around `/usr/bin/time`, which reports
+the peak RSS (ru_maxrss) and the CPU times.
+
+Prints the table and writes bench/RESULTS.md (machine, command, table, date, and the previous
+fitsasdf figures parsed from the RESULTS.md being replaced), plus bench/out/results.json.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+TIME = "/usr/bin/time"
+PYTHON = "/usr/bin/python3"
+COLUMNS = ["job", "contestant", "wall s", "x cp", "MB/s", "peak RSS MiB", "out MiB", "CPU s"]
+PREVIOUS = "previous "
+# A fitsasdf figure worse than the previous one by both this fraction and this amount is flagged
+# in the change list (the amounts keep millisecond jitter on the small jobs from being flagged).
+REGRESSION_THRESHOLD = 0.10
+REGRESSION_MIN_WALL_S = 0.05
+REGRESSION_MIN_RSS_MIB = 4.0
+
+
+# ---------------------------------------------------------------------------------------------
+# Jobs and contestants
+
+
+def contestants(fitsasdf, compression, with_fsync):
+    """Name -> (argv builder taking (input, output), output suffix), in display order."""
+    zlib = ["--compress", compression] if compression else []
+    python_extra = [compression] if compression else []
+    table = {
+        "cp": (lambda i, o: ["cp", i, o], ".fits"),
+        "fitscopy": (lambda i, o: ["fitscopy", i, o], ".fits"),
+        "fitsasdf": (lambda i, o: [fitsasdf, "convert", i, "-o", o, "--no-fsync"] + zlib, ".asdf"),
+    }
+    if with_fsync:
+        table["fitsasdf (fsync)"] = (lambda i, o: [fitsasdf, "convert", i, "-o", o] + zlib, ".asdf")
+    table["python"] = (
+        lambda i, o: [PYTHON, os.path.join(HERE, "python_convert.py"), i, o] + python_extra,
+        ".asdf",
+    )
+    return table
+
+
+def jobs(inputs, quick):
+    """(job name, input name, compression, also time fitsasdf with its default fsync)."""
+    big = "f32_128mib" if quick else "f32_1gib"
+    big_label = "f32 128 MiB" if quick else "f32 1 GiB"
+    return [
+        (big_label, big, None, True),
+        (big_label + " zlib", big, "zlib", False),
+        ("u16 256 MiB BZERO", "u16_256mib", None, False),
+        ("200 extensions", "mef200", None, False),
+        ("5000-card header", "hdr5000", None, False),
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# Measuring
+
+
+def can_drop_caches():
+    """Drop the page cache once; say whether that worked (it needs root and a writable /proc)."""
+    try:
+        os.sync()
+        with open("/proc/sys/vm/drop_caches", "w") as f:
+            f.write("3\n")
+        return True
+    except OSError:
+        return False
+
+
+def drop_caches():
+    os.sync()
+    with open("/proc/sys/vm/drop_caches", "w") as f:
+        f.write("3\n")
+
+
+def warm(path):
+    with open(path, "rb") as f:
+        while f.read(1 << 24):
+            pass
+
+
+def remove(path):
+    if os.path.exists(path):
+        os.remove(path)
+
+
+def measure(argv, output, cold, logdir, tag):
+    """Run argv once under /usr/bin/time; return wall, peak RSS, CPU, output size or an error."""
+    remove(output)
+    if cold:
+        drop_caches()
+    stats_path = os.path.join(logdir, tag + ".time")
+    log_path = os.path.join(logdir, tag + ".log")
+    with open(log_path, "wb") as log:
+        start = time.perf_counter()
+        status = subprocess.run(
+            [TIME, "-f", "%M %U %S %F %R", "-o", stats_path] + argv,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+        ).returncode
+        wall = time.perf_counter() - start
+    result = {"wall": wall, "status": status, "argv": argv}
+    try:
+        with open(stats_path) as f:
+            fields = f.read().split()[-5:]
+        rss_kib, user, system, major, minor = fields
+        result.update(
+            rss_mib=int(rss_kib) / 1024.0,
+            cpu=float(user) + float(system),
+            user=float(user),
+            sys=float(system),
+            major_faults=int(major),
+            minor_faults=int(minor),
+        )
+    except (OSError, ValueError):
+        status = status or -1
+    size = os.path.getsize(output) if os.path.exists(output) else 0
+    result["out_bytes"] = size
+    if status != 0 or size == 0:
+        with open(log_path, "rb") as f:
+            tail = f.read()[-600:].decode("utf-8", "replace").strip()
+        result["error"] = f"exit status {status}, output {size} bytes: {tail}"
+    remove(output)
+    return result
+
+
+def run_jobs(args, inputs, cold):
+    workdir = os.path.join(args.out, "work")
+    logdir = os.path.join(args.out, "logs")
+    for folder in (workdir, logdir):
+        shutil.rmtree(folder, ignore_errors=True)
+        os.makedirs(folder)
+    results = []
+    for job, input_name, compression, with_fsync in jobs(inputs, args.quick):
+        source = inputs[input_name]["path"]
+        table = contestants(args.fitsasdf, compression, with_fsync)
+        names = list(table)
+        runs = {name: [] for name in names}
+        if not cold:
+            warm(source)
+        for round_index in range(args.runs):
+            shift = round_index % len(names)
+            for name in names[shift:] + names[:shift]:
+                build, suffix = table[name]
+                slug = re.sub(r"[^a-z0-9]+", "_", f"{job} {name}".lower()).strip("_")
+                output = os.path.join(workdir, slug + suffix)
+                run = measure(build(source, output), output, cold, logdir, f"{slug}.{round_index}")
+                runs[name].append(run)
+                shown = f"{run['wall']:.3f} s" if "error" not in run else "FAILED"
+                print(f"  {job:<22} {name:<18} run {round_index + 1}/{args.runs}: {shown}",
+                      flush=True)
+        for name in names:
+            results.append(summarize(job, name, inputs[input_name], runs[name]))
+    return results
+
+
+def summarize(job, name, source, runs):
+    good = [r for r in runs if "error" not in r]
+    row = {
+        "job": job,
+        "contestant": name,
+        "input_bytes": source["size"],
+        "runs": runs,
+        "argv": runs[0]["argv"],
+    }
+    if len(good) != len(runs):
+        row["error"] = next(r["error"] for r in runs if "error" in r)
+        return row
+    row.update(
+        wall=statistics.median(r["wall"] for r in good),
+        wall_all=[r["wall"] for r in good],
+        rss_mib=max(r["rss_mib"] for r in good),
+        cpu=statistics.median(r["cpu"] for r in good),
+        out_mib=good[-1]["out_bytes"] / 2**20,
+    )
+    return row
+
+
+# ---------------------------------------------------------------------------------------------
+# The table, and the previous figures
+
+
+def format_rows(results, previous):
+    """Table rows as strings; each fitsasdf row is followed by its previous figures if known."""
+    cp_wall = {r["job"]: r.get("wall") for r in results if r["contestant"] == "cp"}
+    rows = []
+    for r in results:
+        if "error" in r:
+            rows.append([r["job"], r["contestant"], "FAILED", "", "", "", "", ""])
+        else:
+            base = cp_wall.get(r["job"])
+            rows.append([
+                r["job"],
+                r["contestant"],
+                f"{r['wall']:.3f}",
+                f"{r['wall'] / base:.2f}" if base else "",
+                rate(r["input_bytes"] / 1e6 / r["wall"]),
+                f"{r['rss_mib']:.1f}",
+                f"{r['out_mib']:.1f}",
+                f"{r['cpu']:.2f}",
+            ])
+        old = previous.get((r["job"], r["contestant"]))
+        if old:
+            figures = [old.get(column, "") for column in COLUMNS[2:]]
+            rows.append([r["job"], PREVIOUS + r["contestant"]] + figures)
+    return rows
+
+
+def rate(value):
+    return f"{value:.0f}" if value >= 10 else f"{value:.2g}"
+
+
+def markdown_table(rows):
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def text_table(rows):
+    widths = [max(len(x) for x in column) for column in zip(COLUMNS, *rows)]
+    def line(cells):
+        return "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in
+                         enumerate(zip(cells, widths)))
+    return "\n".join([line(COLUMNS), line(["-" * w for w in widths])] + [line(r) for r in rows])
+
+
+def parse_previous(path):
+    """(job, contestant) -> {column: text} for the fitsasdf rows of an earlier RESULTS.md."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError:
+        return {}, {}
+    found, header = {}, None
+    for line in text.splitlines():
+        cells = None
+        if line.startswith("|"):
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if cells is None:
+            header = None
+        elif cells[:2] == ["job", "contestant"]:
+            header = cells
+        elif header and not set(line) <= set("|- "):
+            row = dict(zip(header, cells))
+            name = row.get("contestant", "")
+            if name.startswith("fitsasdf") and row.get("wall s", "FAILED") != "FAILED":
+                found[(row["job"], name)] = row
+    meta = {}
+    for key in ("date", "commit"):
+        match = re.search(rf"^- {key}: (.*)$", text, re.M)
+        if match:
+            meta[key] = match.group(1).strip("` ")
+    return found, meta
+
+
+def changes(results, previous):
+    lines = []
+    for r in results:
+        old = previous.get((r["job"], r["contestant"]))
+        if not old or "error" in r:
+            continue
+        try:
+            old_wall, old_rss = float(old["wall s"]), float(old["peak RSS MiB"])
+        except (KeyError, ValueError):
+            continue
+        wall_change = r["wall"] / old_wall - 1 if old_wall else 0.0
+        rss_change = r["rss_mib"] / old_rss - 1 if old_rss else 0.0
+        slower = (wall_change > REGRESSION_THRESHOLD
+                  and r["wall"] - old_wall > REGRESSION_MIN_WALL_S)
+        bigger = (rss_change > REGRESSION_THRESHOLD
+                  and r["rss_mib"] - old_rss > REGRESSION_MIN_RSS_MIB)
+        flag = " **regression?**" if slower or bigger else ""
+        lines.append(
+            f"- {r['job']}, {r['contestant']}: wall {old_wall:.3f} -> {r['wall']:.3f} s "
+            f"({wall_change:+.0%}), peak RSS {old_rss:.1f} -> {r['rss_mib']:.1f} MiB "
+            f"({rss_change:+.0%}){flag}"
+        )
+    return lines
+
+
+# ---------------------------------------------------------------------------------------------
+# The machine
+
+
+def capture(argv, default="?"):
+    try:
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=30).stdout.strip()
+        return out or default
+    except (OSError, subprocess.SubprocessError):
+        return default
+
+
+def package_versions():
+    names = ["coreutils", "time", "libcfitsio-bin", "libcfitsio10", "zlib1g", "python3",
+             "python3-numpy", "python3-astropy", "python3-asdf", "python3-asdf-astropy"]
+    out = capture(["dpkg-query", "-W", "-f", "${Package} ${Version}\\n"] + names, "")
+    return [line for line in out.splitlines() if line.strip()]
+
+
+def machine(args):
+    cpu = "?"
+    for line in capture(["lscpu"]).splitlines():
+        if line.startswith("Model name:"):
+            cpu = line.split(":", 1)[1].strip()
+    memory = "?"
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemTotal:"):
+                memory = f"{int(line.split()[1]) / 2**20:.1f} GiB"
+    os_name = "?"
+    if os.path.exists("/etc/os-release"):
+        with open("/etc/os-release") as f:
+            for line in f:
+                if line.startswith("PRETTY_NAME="):
+                    os_name = line.split("=", 1)[1].strip().strip('"')
+    source = capture(["findmnt", "-n", "-o", "SOURCE,FSTYPE,OPTIONS", "-T", args.out])
+    device = source.split()[0] if source != "?" else ""
+    block = "?"
+    if device:
+        block = capture(["lsblk", "-d", "-n", "-o", "NAME,ROTA,SIZE,MODEL", device])
+    df = capture(["df", "-h", "--output=size,used,avail,pcent", args.out]).splitlines()[-1].split()
+    commit = capture(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"])
+    dirty = capture(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"], "")
+    compiler = "?"
+    cache = os.path.join(args.build_dir, "CMakeCache.txt")
+    if os.path.exists(cache):
+        with open(cache) as f:
+            for line in f:
+                if line.startswith("CMAKE_CXX_COMPILER:"):
+                    compiler = capture([line.split("=", 1)[1].strip(), "--version"]).splitlines()[0]
+    return {
+        "cpu": cpu,
+        "nproc": os.cpu_count(),
+        "memory": memory,
+        "os": os_name,
+        "kernel": platform.release(),
+        "disk": f"{' '.join(source.split())}; {' '.join(block.split())} (name rota size model); "
+        f"df: {' '.join(df)} (size used avail use%)",
+        "commit": commit + (" (with uncommitted changes)" if dirty else ""),
+        "fitsasdf": f"{capture([args.fitsasdf, '--version'])}, {args.build_type} build, {compiler}",
+        "packages": package_versions(),
+        "load": open("/proc/loadavg").read().split()[:3],
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Report
+
+
+def write_results(args, info, inputs, results, rows, previous_meta, change_lines, cold, started,
+                  elapsed):
+    path = args.results
+    lines = [
+        "# fitsasdf benchmark results",
+        "",
+        "Written by `bench/run.sh`; see `bench/README.md` for what is measured and the caveats.",
+        "Each figure is the median of the runs; peak RSS is the largest of them.",
+        "",
+        f"- date: {started}",
+        f"- command: `{args.command}`",
+        f"- runs per contestant: {args.runs}, alternating; total time of the run {elapsed:.0f} s",
+        "- page cache: "
+        + ("dropped before every run (`sync; echo 3 > /proc/sys/vm/drop_caches`)" if cold
+           else "could not be dropped; warmed once per input (warm cache)"),
+        f"- commit: `{info['commit']}`",
+        f"- fitsasdf: {info['fitsasdf']}",
+        f"- machine: {info['cpu']}, nproc {info['nproc']}, memory {info['memory']}",
+        f"- OS: {info['os']}, kernel {info['kernel']}",
+        f"- disk: {info['disk']}",
+        f"- load average at start: {' '.join(info['load'])}; at end: "
+        f"{' '.join(open('/proc/loadavg').read().split()[:3])}",
+        "- packages: " + ", ".join(info["packages"]),
+        "",
+        "## Inputs",
+        "",
+        "| input | description | bytes | md5 |",
+        "|---|---|---|---|",
+    ]
+    for name, item in inputs.items():
+        lines.append(f"| {name} | {item['description']} | {item['size']} | `{item['md5']}` |")
+    lines += [
+        "",
+        "## Results",
+        "",
+        "wall s: median wall time; x cp: wall time over cp's on the same input; MB/s: input bytes "
+        "(10^6) per wall second; peak RSS MiB: `/usr/bin/time -f %M`; out MiB: size of the "
+        "output; CPU s: median user + system time.",
+        "",
+        markdown_table(rows),
+        "",
+    ]
+    if change_lines:
+        lines += [
+            f"Against the previous results ({previous_meta.get('date', 'date unknown')}, "
+            f"commit {previous_meta.get('commit', 'unknown')}):",
+            "",
+        ] + change_lines + [""]
+    else:
+        lines += ["No previous fitsasdf figures to compare with.", ""]
+    lines += ["## Commands and every run", ""]
+    for r in results:
+        shown = " ".join(os.path.relpath(a, ROOT) if a.startswith(ROOT) else a for a in r["argv"])
+        walls = ", ".join(f"{w:.3f}" for w in r.get("wall_all", [])) or r.get("error", "")
+        lines.append(f"- {r['job']}, {r['contestant']}: `{shown}` — {walls}")
+    lines.append("")
+    temporary = path + ".tmp-bench"
+    with open(temporary, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines))
+    os.replace(temporary, path)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--fitsasdf", required=True, help="the fitsasdf executable")
+    parser.add_argument("--build-dir", required=True, help="the CMake folder it was built in")
+    parser.add_argument("--build-type", default="?")
+    parser.add_argument("--out", default=os.path.join(HERE, "out"))
+    parser.add_argument("--results", default=os.path.join(HERE, "RESULTS.md"))
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--warm", action="store_true", help="do not drop the page cache")
+    parser.add_argument("--command", default="bash bench/run.sh")
+    args = parser.parse_args()
+    args.fitsasdf = os.path.abspath(args.fitsasdf)
+    os.makedirs(args.out, exist_ok=True)
+
+    started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    clock = time.monotonic()
+    previous, previous_meta = parse_previous(args.results)
+    if os.path.exists(args.results):
+        shutil.copyfile(args.results, os.path.join(args.out, "RESULTS.previous.md"))
+
+    info = machine(args)
+    generated = subprocess.run(
+        [PYTHON, os.path.join(HERE, "make_inputs.py"), os.path.join(args.out, "inputs")]
+        + (["--quick"] if args.quick else []),
+        stdout=subprocess.PIPE, check=True, text=True)
+    inputs = json.loads(generated.stdout)
+
+    cold = not args.warm and can_drop_caches()
+    print(f"bench: {args.runs} run(s) per contestant, page cache "
+          f"{'dropped before every run' if cold else 'warm (not dropped)'}", flush=True)
+    results = run_jobs(args, inputs, cold)
+    elapsed = time.monotonic() - clock
+
+    rows = format_rows(results, previous)
+    change_lines = changes(results, previous)
+    print()
+    print(text_table(rows))
+    if change_lines:
+        print()
+        print("\n".join(line.replace("**", "") for line in change_lines))
+    write_results(args, info, inputs, results, rows, previous_meta, change_lines, cold, started,
+                  elapsed)
+    with open(os.path.join(args.out, "results.json"), "w") as f:
+        json.dump({"machine": info, "inputs": inputs, "results": results}, f, indent=1)
+    print(f"\nbench: wrote {os.path.relpath(args.results, ROOT)} in {elapsed:.0f} s")
+    return 1 if any("error" in r for r in results) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The benchmark, in one command: set up this machine (Debian packages), build fitsasdf (Release,
+# into build-bench/ or $FITSASDF_BENCH_BUILD_DIR), write the inputs into bench/out/, run cp,
+# fitscopy, fitsasdf and python side by side, print the table and write bench/RESULTS.md.
+#
+#   bash bench/run.sh            full: 1 GiB float32 image, 3 alternating runs per contestant
+#   bash bench/run.sh --quick    128 MiB float32 image, 1 run per contestant
+#   options: --runs N, --warm (keep the page cache), FITSASDF_BIN=path (skip the build)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${FITSASDF_BENCH_BUILD_DIR:-$root/build-bench}
+build_type=Release
+
+original="$*"
+args=()
+runs=3
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) args+=(--quick); runs=1 ;;
+    --warm) args+=(--warm) ;;
+    --runs) runs=$2; shift ;;
+    --runs=*) runs=${1#--runs=} ;;
+    -h|--help) sed -n '2,8s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    *) echo "bench/run.sh: unknown option $1 (try --help)" >&2; exit 4 ;;
+  esac
+  shift
+done
+command_line="bash bench/run.sh${original:+ $original}"
+
+bash "$root/scripts/install-deps.sh"
+# GNU time reports the peak RSS; it is not (yet) in scripts/install-deps.sh.
+if [ ! -x /usr/bin/time ]; then
+  echo "bench/run.sh: installing the Debian package 'time' (add it to scripts/install-deps.sh)"
+  sudo_cmd=()
+  [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq \
+    --no-install-recommends time
+fi
+
+if [ -n "${FITSASDF_BIN:-}" ]; then
+  fitsasdf=$FITSASDF_BIN
+  build_type="prebuilt ($FITSASDF_BIN)"
+else
+  generator=()
+  command -v ninja >/dev/null && generator=(-G Ninja)
+  if [ ! -f "$build/CMakeCache.txt" ]; then
+    cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=$build_type >/dev/null
+  fi
+  echo "bench/run.sh: building fitsasdf in $build"
+  cmake --build "$build" --target fitsasdf -j "$(nproc)" >/dev/null
+  build_type=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build/CMakeCache.txt")
+  fitsasdf=$build/cli/fitsasdf
+fi
+
+exec /usr/bin/python3 "$root/bench/bench.py" --fitsasdf "$fitsasdf" --build-dir "$build" \
+  --build-type "$build_type" --runs "$runs" --command "$command_line" "${args[@]}"
