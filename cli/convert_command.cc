@@ -4,6 +4,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "command_line.h"
 #include "commands.h"
 #include "exit_codes.h"
 #include "fitsasdf/convert.h"
@@ -44,15 +45,8 @@ int run_convert(const std::vector<std::string>& args) {
       "no-checksum", "store no MD5 checksums in the block headers (faster for large images)")(
       "json", "print the conversion report as JSON")("quiet,q", "print nothing on success")(
       "input", po::value<std::string>(), "the FITS file");
-  po::positional_options_description pos;
-  pos.add("input", 1);
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << opts;
-    return kExitOk;
-  }
+  if (!parse_command_line(args, opts, "input", vm)) return kExitOk;
   if (!vm.count("input")) throw po::error("fitsasdf convert needs an input file");
   ConvertOptions options;
   const std::string scaling = vm["scaling"].as<std::string>();

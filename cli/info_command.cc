@@ -8,6 +8,7 @@
 #include "asdfcore/compression/md5.h"
 #include "asdfcore/error.h"
 #include "asdfcore/format/container.h"
+#include "command_line.h"
 #include "commands.h"
 #include "exit_codes.h"
 #include "tree_report.h"
@@ -170,15 +171,8 @@ int run_info(const std::vector<std::string>& args) {
       "json", "print one JSON object instead of text")(
       "max-lines", po::value<std::size_t>()->default_value(200), "lines of the tree outline")(
       "file", po::value<std::string>(), "the ASDF file");
-  po::positional_options_description pos;
-  pos.add("file", 1);
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << opts;
-    return kExitOk;
-  }
+  if (!parse_command_line(args, opts, "file", vm)) return kExitOk;
   if (!vm.count("file")) {
     std::cerr << "fitsasdf info: no FILE given (see fitsasdf info --help)\n";
     return kExitUsage;

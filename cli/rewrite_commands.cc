@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "asdfcore/rewrite.h"
+#include "command_line.h"
 #include "commands.h"
 #include "exit_codes.h"
 
@@ -29,14 +30,9 @@ Parsed parse(const std::string& name, const std::vector<std::string>& args, bool
     opts.add_options()("compress", po::value<std::string>()->default_value("input"),
                        "block compression: zlib, bzp2, lz4, none, or input (keep each block's)");
   }
-  po::positional_options_description pos;
-  pos.add("input", 1);
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-  po::notify(vm);
   Parsed p;
-  if (vm.count("help")) {
-    std::cout << opts;
+  if (!parse_command_line(args, opts, "input", vm)) {
     p.help = true;
     return p;
   }

@@ -50,17 +50,6 @@ std::optional<std::uint64_t> bounded_mul(std::uint64_t a, std::uint64_t b) {
   return a * b;
 }
 
-std::string describe_node(const Node& node) {
-  switch (node.kind()) {
-    case NodeKind::kString:
-      return "'" + node.as_string() + "'";
-    case NodeKind::kInt:
-    case NodeKind::kBigInt:
-      return node.integer_text();
-    default:
-      return "a " + std::string(tree::node_kind_name(node.kind()));
-  }
-}
 
 std::string order_char(const DType& dtype) {
   switch (dtype.byte_order()) {
@@ -166,7 +155,7 @@ Field parse_field(const Node& item, ByteOrder order, const std::string& path) {
   }
   if (const NodePtr name = item.get("name")) {
     if (!name->is_string()) {
-      fail(path + "/name", "field name must be a string, found " + describe_node(*name));
+      fail(path + "/name", "field name must be a string, found " + tree::describe_for_error(*name));
     }
     field.name = name->as_string();
   }
@@ -176,13 +165,13 @@ Field parse_field(const Node& item, ByteOrder order, const std::string& path) {
   if (const NodePtr shape = item.get("shape")) {
     if (!shape->is_sequence()) {
       fail(path + "/shape",
-           "field shape must be a list of non-negative integers, found " + describe_node(*shape));
+           "field shape must be a list of non-negative integers, found " + tree::describe_for_error(*shape));
     }
     for (std::size_t i = 0; i < shape->items().size(); ++i) {
       const Node& dim = *shape->items()[i];
       if (dim.kind() != NodeKind::kInt || dim.as_int() < 0) {
         fail(path + "/shape/" + std::to_string(i),
-             "field shape entries must be non-negative integers, found " + describe_node(dim));
+             "field shape entries must be non-negative integers, found " + tree::describe_for_error(dim));
       }
       field.shape.push_back(static_cast<std::uint64_t>(dim.as_int()));
     }
@@ -205,7 +194,7 @@ DType parse_datatype(const Node& node, ByteOrder order, const std::string& path)
   }
   if (!node.is_sequence()) {
     fail(path, "datatype must be a name, [ascii, N], [ucs4, N] or a list of fields, found " +
-                   describe_node(node));
+                   tree::describe_for_error(node));
   }
   const auto& items = node.items();
   if (!items.empty() && items[0]->is_string() &&
@@ -251,7 +240,7 @@ ByteOrder parse_byteorder(const tree::Node& node, const std::string& path) {
     if (node.as_string() == "little") return ByteOrder::kLittle;
     if (node.as_string() == "big") return ByteOrder::kBig;
   }
-  fail(path, "byteorder must be 'big' or 'little', found " + describe_node(node));
+  fail(path, "byteorder must be 'big' or 'little', found " + tree::describe_for_error(node));
 }
 
 const KindInfo& kind_info(DTypeKind kind) noexcept {

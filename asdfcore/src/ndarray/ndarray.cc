@@ -39,17 +39,6 @@ ErrorContext at(const std::string& path) {
   throw Error(ErrorCode::kMalformed, std::move(message), at(path));
 }
 
-std::string describe_node(const Node& node) {
-  switch (node.kind()) {
-    case NodeKind::kString:
-      return "'" + node.as_string() + "'";
-    case NodeKind::kInt:
-    case NodeKind::kBigInt:
-      return node.integer_text();
-    default:
-      return "a " + std::string(tree::node_kind_name(node.kind()));
-  }
-}
 
 bool mul_overflows(std::uint64_t a, std::uint64_t b, std::uint64_t& out) noexcept {
   if (a != 0 && b > std::numeric_limits<std::uint64_t>::max() / a) return true;
@@ -426,7 +415,7 @@ Value classify(const Node& node, const Where& where) {
   fail(where.str(),
        "inline array values must be numbers, booleans, strings, complex numbers "
        "or null, found " +
-           describe_node(node));
+           tree::describe_for_error(node));
 }
 
 /// Return python's str() of a non-string value (numpy uses it to put numbers into strings).
@@ -831,7 +820,7 @@ class NDArrayReader {
       return a;
     }
     if (!node.is_mapping()) {
-      fail(path_, "an ndarray must be a mapping or a list of values, found " + describe_node(node));
+      fail(path_, "an ndarray must be a mapping or a list of values, found " + tree::describe_for_error(node));
     }
     const NodePtr source = present(node.get("source"));
     const NodePtr data = present(node.get("data"));
@@ -868,7 +857,7 @@ class NDArrayReader {
   std::vector<std::uint64_t> parse_shape(const Node& node, const std::string& path, bool& star) {
     star = false;
     if (!node.is_sequence()) {
-      fail(path, "shape must be a list of non-negative integers, found " + describe_node(node));
+      fail(path, "shape must be a list of non-negative integers, found " + tree::describe_for_error(node));
     }
     const auto& items = node.items();
     if (items.size() > kMaxDims) {
@@ -888,7 +877,7 @@ class NDArrayReader {
       }
       if (dim.kind() != NodeKind::kInt || dim.as_int() < 0) {
         fail(path + "/" + std::to_string(i),
-             "shape entries must be non-negative integers, found " + describe_node(dim));
+             "shape entries must be non-negative integers, found " + tree::describe_for_error(dim));
       }
       shape.push_back(static_cast<std::uint64_t>(dim.as_int()));
     }
@@ -919,7 +908,7 @@ class NDArrayReader {
     } catch (const Error& e) {
       throw e.with_context(at(path));
     }
-    fail(path, "source must be a block index or a URI string, found " + describe_node(source));
+    fail(path, "source must be a block index or a URI string, found " + tree::describe_for_error(source));
   }
 
   void read_block(NDArray& a, const Node& node, const Node& source) {
@@ -932,7 +921,7 @@ class NDArrayReader {
     if (const NodePtr offset = present(node.get("offset"))) {
       if (offset->kind() != NodeKind::kInt || offset->as_int() < 0) {
         fail(path_ + "/offset",
-             "offset must be a non-negative integer (bytes), found " + describe_node(*offset));
+             "offset must be a non-negative integer (bytes), found " + tree::describe_for_error(*offset));
       }
       a.offset_ = static_cast<std::uint64_t>(offset->as_int());
     }
@@ -946,7 +935,7 @@ class NDArrayReader {
         const Node& s = *strides->items()[i];
         if (s.kind() != NodeKind::kInt || s.as_int() == 0) {
           fail(spath + "/" + std::to_string(i),
-               "strides must be non-zero integers (bytes), found " + describe_node(s));
+               "strides must be non-zero integers (bytes), found " + tree::describe_for_error(s));
         }
         a.strides_.push_back(s.as_int());
       }
@@ -1038,7 +1027,7 @@ class NDArrayReader {
   void read_inline(NDArray& a, const Node& data, const Node* datatype, const Node* shape_node,
                    const std::string& path) {
     if (!data.is_sequence()) {
-      fail(path, "inline data must be a list, found " + describe_node(data));
+      fail(path, "inline data must be a list, found " + tree::describe_for_error(data));
     }
     a.source_.kind = SourceKind::kInline;
     std::optional<DType> dtype;
@@ -1178,7 +1167,7 @@ class NDArrayReader {
         break;
     }
     fail(path,
-         "mask must be a number, a complex number or an ndarray, found " + describe_node(*mask));
+         "mask must be a number, a complex number or an ndarray, found " + tree::describe_for_error(*mask));
   }
 
   const BlockProvider& blocks_;

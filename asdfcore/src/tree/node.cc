@@ -250,6 +250,15 @@ NodePtr copy_node(const NodePtr& node, std::unordered_map<const Node*, NodePtr>&
 
 }  // namespace
 
+std::string describe_for_error(const Node& node) {
+  switch (node.kind()) {
+    case NodeKind::kString: return "'" + node.as_string() + "'";
+    case NodeKind::kInt:
+    case NodeKind::kBigInt: return node.integer_text();
+    default: return "a " + std::string(node_kind_name(node.kind()));
+  }
+}
+
 NodePtr deep_copy(const NodePtr& root) {
   std::unordered_map<const Node*, NodePtr> done;
   return copy_node(root, done);

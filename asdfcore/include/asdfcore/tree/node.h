@@ -143,6 +143,10 @@ class Node {
 /// NaN equal to NaN; mapping order and styles ignored).
 bool deep_equal(const Node& a, const Node& b);
 
+/// Return a short description of `node` for error messages: a string in quotes, an integer's
+/// digits, else "a <kind>" ("a mapping").
+std::string describe_for_error(const Node& node);
+
 /// Return a deep copy of `root`: new containers, the same sharing (a node reached twice in
 /// `root` is one node reached twice in the copy). Scalars are copied too.
 NodePtr deep_copy(const NodePtr& root);
