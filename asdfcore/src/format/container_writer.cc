@@ -24,22 +24,30 @@ std::span<const std::uint8_t> as_bytes(std::string_view text) {
 /// The chunk size for streaming file ranges: large sequential reads, bounded memory.
 constexpr std::size_t kStreamChunk = std::size_t{4} << 20;
 
-/// Call `sink` with consecutive chunks of `range` (at most `buffer.size()` bytes each).
+/// Call `sink` with consecutive chunks of `range`, each `buffer.size()` bytes except the last,
+/// after the range's transform (if any) has been applied to it.
 template <typename Sink>
 void read_range(const FileRange& range, std::vector<std::uint8_t>& buffer, const Sink& sink) {
   std::uint64_t done = 0;
   while (done < range.length) {
     const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), range.length - done));
-    const ssize_t n = pread(range.fd, buffer.data(), want, static_cast<off_t>(range.offset + done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      throw Error(ErrorCode::kIo,
-                  n == 0 ? "an input file ended before the range to copy"
-                         : std::string("cannot read an input file: ") + std::strerror(errno),
-                  ErrorContext{.offset = range.offset + done});
+    std::size_t have = 0;
+    while (have < want) {  // fill the chunk: short reads must not shift element boundaries
+      const ssize_t n = pread(range.fd, buffer.data() + have, want - have,
+                              static_cast<off_t>(range.offset + done + have));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        throw Error(ErrorCode::kIo,
+                    n == 0 ? "an input file ended before the range to copy"
+                           : std::string("cannot read an input file: ") + std::strerror(errno),
+                    ErrorContext{.offset = range.offset + done + have});
+      }
+      have += static_cast<std::size_t>(n);
     }
-    sink(std::span<const std::uint8_t>(buffer.data(), static_cast<std::size_t>(n)));
-    done += static_cast<std::uint64_t>(n);
+    const std::span<std::uint8_t> chunk(buffer.data(), want);
+    if (range.transform) range.transform(chunk);
+    sink(std::span<const std::uint8_t>(chunk));
+    done += want;
   }
 }
 
@@ -130,6 +138,24 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
       for (const auto& p : block.pieces) {
         if (sum) h.update(p);
         out.write(p);
+      }
+      const bool transformed = std::any_of(block.file_ranges.begin(), block.file_ranges.end(),
+                                           [](const FileRange& r) { return bool(r.transform); });
+      if (transformed) {
+        // Bytes that change on the way go through one buffer: read, transform, hash, write.
+        std::vector<std::uint8_t> buffer(kStreamChunk);
+        for (const auto& r : block.file_ranges) {
+          read_range(r, buffer, [&](std::span<const std::uint8_t> chunk) {
+            if (sum) h.update(chunk);
+            out.write(chunk);
+          });
+        }
+        if (sum) {
+          header.checksum = h.finish();
+          out.write_at(header_at, encode_block_header(header));
+        }
+        out.write_zeros(block.padding);
+        continue;
       }
       // A thread pays off only for large ranges; small ones are hashed before the copy.
       const auto hash_ranges = [&h, &block] {

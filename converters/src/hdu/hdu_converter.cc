@@ -49,9 +49,16 @@ std::int64_t BlockSink::add_view(asdfcore::io::Buffer bytes) {
 }
 
 std::int64_t BlockSink::add_input(const fits::FitsFile& file, std::uint64_t offset,
-                                  asdfcore::io::Buffer bytes) {
-  if (file.plain_fd() < 0) return add_view(std::move(bytes));
-  entries_.push_back(Entry{{}, asdfcore::format::FileRange{file.plain_fd(), offset, bytes.size()}});
+                                  asdfcore::io::Buffer bytes,
+                                  std::function<void(std::span<std::uint8_t>)> transform) {
+  if (file.plain_fd() < 0) {
+    if (!transform) return add_view(std::move(bytes));
+    std::vector<std::uint8_t> copy(bytes.span().begin(), bytes.span().end());
+    transform(copy);
+    return add_owned(std::move(copy));
+  }
+  entries_.push_back(Entry{{}, asdfcore::format::FileRange{file.plain_fd(), offset, bytes.size(),
+                                                           std::move(transform)}});
   return static_cast<std::int64_t>(entries_.size() - 1);
 }
 

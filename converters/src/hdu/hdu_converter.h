@@ -2,6 +2,7 @@
 // One converter per HDU kind, chosen from an explicit registry (first match wins), and what
 // they share: the HDU's cards and bytes in, tree nodes and blocks out.
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -43,10 +44,12 @@ class BlockSink {
   std::int64_t add_view(asdfcore::io::Buffer bytes);
   /// Add a block owning `bytes`; return its index.
   std::int64_t add_owned(std::vector<std::uint8_t> bytes);
-  /// Add a block of `bytes` that lie at `offset` of `file`: streamed from the plain file when
-  /// there is one (bounded memory), else viewed in memory. Return its index.
+  /// Add a block of `bytes` that lie at `offset` of `file`, changed by `transform` (if any) on
+  /// the way: streamed from the plain file when there is one (bounded memory), else taken from
+  /// memory (copied only when transformed). Return its index.
   std::int64_t add_input(const fits::FitsFile& file, std::uint64_t offset,
-                         asdfcore::io::Buffer bytes);
+                         asdfcore::io::Buffer bytes,
+                         std::function<void(std::span<std::uint8_t>)> transform = {});
   /// Return the blocks to write, each compressed with `compression`.
   std::vector<asdfcore::format::BlockToWrite> blocks(const std::string& compression) const;
 

@@ -3,6 +3,7 @@
 // asked for or needed (unsigned-integer offsets, physical scaling, native byte order).
 #include <cmath>
 #include <cstring>
+#include <functional>
 
 #include "asdfcore/error.h"
 #include "asdfcore/ndarray/ndarray.h"
@@ -163,11 +164,14 @@ HduOutput convert_image(const std::vector<Card>& cards, asdfcore::io::Buffer dat
   const auto offset = integer && bscale == 1.0 ? fits::offset_kind(bitpix, bzero) : std::nullopt;
 
   DType dtype = DType::numeric(*kind, ByteOrder::kBig);
+  // New values (physical scaling) are built in memory; changes of representation (a sign-bit
+  // flip, a byte swap) are applied chunk by chunk while the input streams to the output.
   std::optional<std::vector<std::uint8_t>> owned;
+  std::function<void(std::span<std::uint8_t>)> transform;
   std::optional<double> mask_value;
   if (offset) {
-    owned.emplace(data.span().begin(), data.span().end());
-    flip_sign_bits(*owned, dtype.itemsize());
+    const std::size_t itemsize = dtype.itemsize();
+    transform = [itemsize](std::span<std::uint8_t> chunk) { flip_sign_bits(chunk, itemsize); };
     dtype = DType::numeric(*offset, ByteOrder::kBig);
     if (blank) mask_value = static_cast<double>(*blank) + bzero;
     report.notes.push_back("BZERO offset read as " + dtype.name() + " (exact; cards kept)");
@@ -187,14 +191,30 @@ HduOutput convert_image(const std::vector<Card>& cards, asdfcore::io::Buffer dat
     if (blank) mask_value = static_cast<double>(*blank);
   }
   if (options.native_byte_order && dtype.byte_order() != asdfcore::ndarray::native_byte_order()) {
-    if (!owned) owned.emplace(data.span().begin(), data.span().end());
-    asdfcore::ndarray::apply_swap_plan(*owned, dtype.itemsize(),
-                                       dtype.swap_plan(asdfcore::ndarray::native_byte_order()));
+    const auto plan = dtype.swap_plan(asdfcore::ndarray::native_byte_order());
+    const std::uint64_t itemsize = dtype.itemsize();
+    if (owned) {
+      asdfcore::ndarray::apply_swap_plan(*owned, itemsize, plan);
+    } else {
+      transform = [before = std::move(transform), plan, itemsize](std::span<std::uint8_t> chunk) {
+        if (before) before(chunk);
+        asdfcore::ndarray::apply_swap_plan(chunk, itemsize, plan);
+      };
+    }
     dtype = dtype.with_byte_order(asdfcore::ndarray::native_byte_order());
   }
-  const std::int64_t block = owned ? sink.add_owned(std::move(*owned))
-                                   : data_source ? sink.add_input(*data_source, data_offset, data)
-                                                 : sink.add_view(data);
+  std::int64_t block = 0;
+  if (owned) {
+    block = sink.add_owned(std::move(*owned));
+  } else if (data_source) {
+    block = sink.add_input(*data_source, data_offset, data, std::move(transform));
+  } else if (transform) {
+    std::vector<std::uint8_t> copy(data.span().begin(), data.span().end());
+    transform(copy);
+    block = sink.add_owned(std::move(copy));
+  } else {
+    block = sink.add_view(data);
+  }
 
   asdfcore::ndarray::NDArrayNodeSpec spec;
   spec.dtype = dtype;

@@ -760,3 +760,38 @@ TEST_CASE("blocks streamed from file ranges: copied by the kernel, hashed beside
   }
   ::close(fd);
 }
+
+TEST_CASE("a file range's transform is applied to every chunk, element aligned",
+          "[writer][file_range]") {
+  fitsasdf::test::TempDir dir;
+  // 9 MiB + 6 bytes: three chunks of the 4 MiB stream buffer, the last one short.
+  std::vector<std::uint8_t> input((9u << 20) + 6);
+  for (std::size_t i = 0; i < input.size(); ++i) input[i] = static_cast<std::uint8_t>(i * 7 + 3);
+  const auto in_path = (dir / "input.bin").string();
+  {
+    std::ofstream f(in_path, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(input.data()), static_cast<std::streamsize>(input.size()));
+  }
+  const int fd = ::open(in_path.c_str(), O_RDONLY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  // Flip the top bit of the first byte of every 2-byte element, as for BZERO = 32768.
+  const auto flip = [](std::span<std::uint8_t> chunk) {
+    REQUIRE(chunk.size() % 2 == 0);
+    for (std::size_t i = 0; i < chunk.size(); i += 2) chunk[i] ^= 0x80;
+  };
+  std::vector<std::uint8_t> expected(input.begin() + 2, input.end());
+  for (std::size_t i = 0; i < expected.size(); i += 2) expected[i] ^= 0x80;
+  for (const std::string codec : {"", "zlib"}) {
+    BlockToWrite block;
+    block.file_ranges.push_back(FileRange{fd, 2, input.size() - 2, flip});
+    block.compression = codec;
+    const auto out = (dir / ("t" + codec + ".asdf")).string();
+    write_container(out, "", std::span(&block, 1));
+    const Container c = Container::open(out);
+    const auto data = c.data(0, true);
+    REQUIRE(data.size() == expected.size());
+    CHECK(std::equal(expected.begin(), expected.end(), data.data()));
+    CHECK(c.check(0) == ChecksumStatus::kMatchesStored);
+  }
+  ::close(fd);
+}

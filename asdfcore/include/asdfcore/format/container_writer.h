@@ -4,6 +4,7 @@
 /// block index, atomically (temporary file + rename).
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -27,6 +28,11 @@ struct FileRange {
   int fd = -1;               ///< An open, readable descriptor; the caller keeps it open.
   std::uint64_t offset = 0;  ///< Byte offset in that file.
   std::uint64_t length = 0;  ///< Bytes to copy.
+  /// Applied in place to each chunk before it is hashed and written (a sign-bit flip, a byte
+  /// swap). Chunks are whole multiples of 4 MiB from `offset` except the last, so a transform
+  /// of elements of up to 8 bytes always sees whole elements. Empty: bytes copied unchanged
+  /// (by the kernel where it can).
+  std::function<void(std::span<std::uint8_t>)> transform;
 };
 
 /// One block to write. The data is `pieces` in order, then `file_ranges` in order. Memory
