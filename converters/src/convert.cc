@@ -113,7 +113,8 @@ ConversionReport convert_fits_to_asdf(const std::string& input, const std::strin
           " bytes short of this HDU's padding to 2880 bytes: it may have been cut, and any "
           "later HDU is lost");
     }
-    headers.push_back(std::move(in.cards));
+    headers.push_back(outputs.back().shown_cards.empty() ? std::move(in.cards)
+                                                         : outputs.back().shown_cards);
   }
 
   ConversionReport report;

@@ -617,11 +617,10 @@ TEST_CASE(
     CHECK(hd["card_values_equal"].get<bool>());
   }
   CHECK(rec["hdus"][0]["cards_equal"].get<bool>());
-  // The image header is CFITSIO's (fits_img_decompress): the same keywords and values as
-  // astropy's, but the structural cards carry CFITSIO's comments ("IMAGE extension") where
-  // astropy copies the comments of ZTENSION, ZBITPIX, ZNAXISn, ZPCOUNT and ZGCOUNT.
-  CHECK(rec["hdus"][1]["comment_diffs"] ==
-        json::array({"XTENSION", "BITPIX", "NAXIS", "NAXIS1", "NAXIS2", "PCOUNT", "GCOUNT"}));
+  // The image header is CFITSIO's, with the structural cards' comments taken from ZTENSION,
+  // ZBITPIX, ZNAXISn, ZPCOUNT and ZGCOUNT as astropy shows them: no comment differs.
+  CHECK(rec["hdus"][1]["comment_diffs"] == json::array());
+  CHECK(rec["hdus"][1]["cards_equal"].get<bool>());  // astropy's view, card for card
   const json& h = rec["hdus"][1];
   CHECK(h["astropy_dtype"].get<std::string>().substr(1) == "u2");  // BZERO = 32768 over int16
   CHECK(h["dtype"].get<std::string>().substr(1) == "u2");

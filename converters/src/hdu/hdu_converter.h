@@ -74,6 +74,9 @@ struct HduInput {
 struct HduOutput {
   asdfcore::tree::NodePtr item;      ///< The `fits` list item: {header: [...], data: ...}.
   asdfcore::tree::NodePtr native;    ///< The natural form for pipelines (nullptr: none).
+  /// The header the item shows when it is not the one read from the file (a tile-compressed
+  /// image's image header); empty otherwise. Names in the native view come from it.
+  std::vector<Card> shown_cards;
   HduReport report;
 };
 

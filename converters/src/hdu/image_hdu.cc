@@ -277,6 +277,30 @@ class CompressedImageConverter final : public HduConverter {
     }
     std::vector<Card> cards = parse_header(text.substr(0, end), input.extent.index,
                                            input.file.path());
+    // astropy shows the structural cards of a compressed image with the comments of the cards
+    // they come from (ZTENSION, ZBITPIX, ZNAXIS, ZNAXISn, ZPCOUNT, ZGCOUNT); CFITSIO writes its
+    // own. Take astropy's view for the comments (the card images stay CFITSIO's; the table's
+    // own cards are kept whole in `compressed_header`).
+    const auto comment_of = [&input](std::string_view keyword) -> const std::string* {
+      for (const auto& c : input.cards) {
+        if (c.keyword == keyword) return &c.comment;
+      }
+      return nullptr;
+    };
+    for (Card& c : cards) {
+      const std::string& k = c.keyword;
+      std::string from;
+      if (k == "XTENSION") {
+        from = comment_of("ZTENSION") ? "ZTENSION" : "XTENSION";
+      } else if (k == "BITPIX" || k == "NAXIS" || k == "PCOUNT" || k == "GCOUNT" ||
+                 (k.starts_with("NAXIS") && k.size() > 5 &&
+                  k.find_first_not_of("0123456789", 5) == std::string::npos)) {
+        from = "Z" + k;
+      }
+      if (const std::string* comment = from.empty() ? nullptr : comment_of(from)) {
+        c.comment = *comment;
+      }
+    }
     auto bytes = asdfcore::io::Buffer::from_vector(std::move(image));
     HduReport report;
     report.index = input.extent.index;
@@ -286,6 +310,7 @@ class CompressedImageConverter final : public HduConverter {
     HduOutput out = convert_image(cards, bytes.slice(end, bytes.size() - end), nullptr, 0, where,
                                   sink, options, std::move(report));
     out.item->set("compressed_header", header_node(input.cards));
+    out.shown_cards = std::move(cards);
     return out;
   }
 
