@@ -9,6 +9,7 @@
 
 #include "asdfcore/compression/codec.h"
 #include "asdfcore/error.h"
+#include "util/endian.h"
 
 namespace asdfcore::compression {
 namespace {
@@ -20,24 +21,10 @@ constexpr std::size_t kChunk = 4u << 20;
 }
 
 std::uint32_t load_be32(const std::uint8_t* p) noexcept {
-  return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) |
-         std::uint32_t{p[3]};
+  return static_cast<std::uint32_t>(detail::load_be(p, 4));
 }
 std::uint32_t load_le32(const std::uint8_t* p) noexcept {
-  return (std::uint32_t{p[3]} << 24) | (std::uint32_t{p[2]} << 16) | (std::uint32_t{p[1]} << 8) |
-         std::uint32_t{p[0]};
-}
-void store_be32(std::uint8_t* p, std::uint32_t v) noexcept {
-  p[0] = static_cast<std::uint8_t>(v >> 24);
-  p[1] = static_cast<std::uint8_t>(v >> 16);
-  p[2] = static_cast<std::uint8_t>(v >> 8);
-  p[3] = static_cast<std::uint8_t>(v);
-}
-void store_le32(std::uint8_t* p, std::uint32_t v) noexcept {
-  p[3] = static_cast<std::uint8_t>(v >> 24);
-  p[2] = static_cast<std::uint8_t>(v >> 16);
-  p[1] = static_cast<std::uint8_t>(v >> 8);
-  p[0] = static_cast<std::uint8_t>(v);
+  return static_cast<std::uint32_t>(detail::load_le(p, 4));
 }
 
 class Lz4Codec final : public Codec {
@@ -59,8 +46,8 @@ class Lz4Codec final : public Codec {
                                             reinterpret_cast<char*>(out.data() + head + 8),
                                             static_cast<int>(n), bound, acceleration);
       if (written <= 0) fail("compressor failed");
-      store_be32(out.data() + head, static_cast<std::uint32_t>(written) + 4);
-      store_le32(out.data() + head + 4, static_cast<std::uint32_t>(n));
+      detail::store_be(out.data() + head, static_cast<std::uint64_t>(written) + 4, 4);
+      detail::store_le(out.data() + head + 4, n, 4);
       out.resize(head + 8 + static_cast<std::size_t>(written));
     }
     return out;

@@ -45,17 +45,23 @@ Wide wide_gcd(Wide a, Wide b) {
   return a;
 }
 
-/// Make a Fraction from a wide numerator and denominator, in lowest terms.
-Power make_fraction(Wide num, Wide den) {
+/// Bring `num`/`den` to lowest terms with a positive denominator.
+void reduce(Wide& num, Wide& den) {
   if (den < 0) {
     num = -num;
     den = -den;
   }
-  Wide g = wide_gcd(num, den);
+  const Wide g = wide_gcd(num, den);
   if (g > 1) {
     num /= g;
     den /= g;
   }
+}
+
+/// Make a Fraction from a wide numerator and denominator (reduced before narrowing, so that a
+/// product that only fits once reduced is accepted).
+Power make_fraction(Wide num, Wide den) {
+  reduce(num, den);
   return Power::fraction(narrow(num), narrow(den));
 }
 
@@ -98,15 +104,7 @@ Power Power::fraction(std::int64_t num, std::int64_t den) {
   }
   Wide n = num;
   Wide d = den;
-  if (d < 0) {
-    n = -n;
-    d = -d;
-  }
-  Wide g = wide_gcd(n, d);
-  if (g > 1) {
-    n /= g;
-    d /= g;
-  }
+  reduce(n, d);
   Power p;
   p.kind_ = Kind::kFraction;
   p.num_ = narrow(n);

@@ -13,6 +13,7 @@
 
 #include "asdfcore/compression/codec.h"
 #include "asdfcore/error.h"
+#include "support/bytes.h"
 #include "support/catch.h"
 
 namespace {
@@ -22,17 +23,7 @@ using asdfcore::ErrorCode;
 using asdfcore::compression::Codec;
 using asdfcore::compression::CodecRegistry;
 using Bytes = std::vector<std::uint8_t>;
-
-/// Return `n` bytes of compressible, deterministic text (3 bits of entropy per byte).
-Bytes sample(std::size_t n, std::uint32_t seed = 1) {
-  Bytes out(n);
-  std::uint32_t x = seed;
-  for (auto& b : out) {
-    x = x * 1103515245u + 12345u;
-    b = static_cast<std::uint8_t>("abcdefgh"[(x >> 16) & 7u]);
-  }
-  return out;
-}
+using fitsasdf::test::sample;
 
 /// Return the built-in codec labelled `label`.
 std::shared_ptr<const Codec> codec_for(const std::string& label) {

@@ -19,6 +19,7 @@
 #include "asdfcore/format/block_index.h"
 #include "asdfcore/format/container.h"
 #include "asdfcore/io/buffer.h"
+#include "support/bytes.h"
 #include "support/catch.h"
 
 namespace {
@@ -31,6 +32,7 @@ using asdfcore::format::Container;
 using asdfcore::format::LayoutProblem;
 using asdfcore::format::ReadOptions;
 using Bytes = std::vector<std::uint8_t>;
+using fitsasdf::test::sample;
 using Catch::Matchers::Contains;
 
 constexpr char kName[] = "name.asdf";
@@ -41,17 +43,6 @@ constexpr std::string_view kTree =
 Bytes to_bytes(std::string_view text) { return Bytes(text.begin(), text.end()); }
 
 Bytes to_bytes(std::span<const std::uint8_t> bytes) { return Bytes(bytes.begin(), bytes.end()); }
-
-/// Return `n` bytes of compressible, deterministic text.
-Bytes sample(std::size_t n, std::uint32_t seed = 1) {
-  Bytes out(n);
-  std::uint32_t x = seed;
-  for (auto& b : out) {
-    x = x * 1103515245u + 12345u;
-    b = static_cast<std::uint8_t>("abcdefgh"[(x >> 16) & 7u]);
-  }
-  return out;
-}
 
 /// What a block's checksum field holds.
 enum class Sum { kNone, kStored, kDecoded, kWrong };
