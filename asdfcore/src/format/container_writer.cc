@@ -45,7 +45,7 @@ void read_range(const FileRange& range, std::vector<std::uint8_t>& buffer, const
       have += static_cast<std::size_t>(n);
     }
     const std::span<std::uint8_t> chunk(buffer.data(), want);
-    if (range.transform) range.transform(chunk);
+    if (range.transform) range.transform(chunk, done);
     sink(std::span<const std::uint8_t>(chunk));
     done += want;
   }

@@ -50,11 +50,11 @@ std::int64_t BlockSink::add_view(asdfcore::io::Buffer bytes) {
 
 std::int64_t BlockSink::add_input(const fits::FitsFile& file, std::uint64_t offset,
                                   asdfcore::io::Buffer bytes,
-                                  std::function<void(std::span<std::uint8_t>)> transform) {
+                                  Transform transform) {
   if (file.plain_fd() < 0) {
     if (!transform) return add_view(std::move(bytes));
     std::vector<std::uint8_t> copy(bytes.span().begin(), bytes.span().end());
-    transform(copy);
+    transform(copy, 0);
     return add_owned(std::move(copy));
   }
   entries_.push_back(Entry{{}, asdfcore::format::FileRange{file.plain_fd(), offset, bytes.size(),

@@ -44,12 +44,14 @@ class BlockSink {
   std::int64_t add_view(asdfcore::io::Buffer bytes);
   /// Add a block owning `bytes`; return its index.
   std::int64_t add_owned(std::vector<std::uint8_t> bytes);
+  /// Changes bytes on their way to the output: called with consecutive pieces of the data in
+  /// order, each with its offset from the start of the data.
+  using Transform = std::function<void(std::span<std::uint8_t> piece, std::uint64_t offset)>;
   /// Add a block of `bytes` that lie at `offset` of `file`, changed by `transform` (if any) on
   /// the way: streamed from the plain file when there is one (bounded memory), else taken from
   /// memory (copied only when transformed). Return its index.
   std::int64_t add_input(const fits::FitsFile& file, std::uint64_t offset,
-                         asdfcore::io::Buffer bytes,
-                         std::function<void(std::span<std::uint8_t>)> transform = {});
+                         asdfcore::io::Buffer bytes, Transform transform = {});
   /// Return the blocks to write, each compressed with `compression`.
   std::vector<asdfcore::format::BlockToWrite> blocks(const std::string& compression) const;
 
@@ -110,6 +112,7 @@ class HduConverterRegistry {
 std::shared_ptr<const HduConverter> make_image_converter();
 std::shared_ptr<const HduConverter> make_compressed_image_converter();
 std::shared_ptr<const HduConverter> make_raw_converter();
+
 
 /// Return the cards as the fits schema's header list.
 asdfcore::tree::NodePtr header_node(const std::vector<Card>& cards);

@@ -8,8 +8,8 @@
 #include "asdfcore/error.h"
 #include "asdfcore/ndarray/ndarray.h"
 #include "fits/fits_types.h"
-#include "fitsasdf/units.h"
 #include "hdu/hdu_converter.h"
+#include "hdu/native_table.h"
 
 namespace fitsasdf::hdu {
 namespace {
@@ -23,7 +23,6 @@ using asdfcore::ndarray::DTypeKind;
 using asdfcore::tree::Node;
 using asdfcore::tree::NodePtr;
 
-constexpr char kUnitTag[] = "tag:stsci.edu:asdf/unit/unit-1.0.0";
 constexpr char kQuantityTag[] = "tag:stsci.edu:asdf/unit/quantity-1.1.0";
 
 /// Flip the top bit of every big-endian element: stored signed <-> offset unsigned.
@@ -102,20 +101,12 @@ std::vector<std::uint8_t> scaled_floats(std::span<const std::uint8_t> raw, long 
 
 /// The `unit/quantity` or plain ndarray a pipeline reads for this HDU.
 NodePtr native_node(const NodePtr& array, const HeaderView& header, HduReport& report) {
-  const std::string bunit = header.string("BUNIT");
-  if (bunit.empty() || bunit.find_first_not_of(' ') == std::string::npos) return array;
-  const UnitTranslation unit = fits_unit_to_vounit(bunit);
-  if (!unit.parsed) {
-    report.notes.push_back("BUNIT '" + bunit + "' is not a FITS unit astropy parses (" +
-                           unit.message + "); the native view has no unit, the card is kept");
-    return array;
-  }
+  NodePtr unit = unit_node(header.string("BUNIT"), "BUNIT", report);
+  if (!unit) return array;
   NodePtr quantity = Node::make_mapping();
   quantity->set_tag(kQuantityTag);
   quantity->set("value", array);
-  NodePtr u = Node::make_string(unit.vounit);
-  u->set_tag(kUnitTag);
-  quantity->set("unit", u);
+  quantity->set("unit", unit);
   return quantity;
 }
 
@@ -167,11 +158,13 @@ HduOutput convert_image(const std::vector<Card>& cards, asdfcore::io::Buffer dat
   // New values (physical scaling) are built in memory; changes of representation (a sign-bit
   // flip, a byte swap) are applied chunk by chunk while the input streams to the output.
   std::optional<std::vector<std::uint8_t>> owned;
-  std::function<void(std::span<std::uint8_t>)> transform;
+  BlockSink::Transform transform;
   std::optional<double> mask_value;
   if (offset) {
     const std::size_t itemsize = dtype.itemsize();
-    transform = [itemsize](std::span<std::uint8_t> chunk) { flip_sign_bits(chunk, itemsize); };
+    transform = [itemsize](std::span<std::uint8_t> chunk, std::uint64_t) {
+      flip_sign_bits(chunk, itemsize);
+    };
     dtype = DType::numeric(*offset, ByteOrder::kBig);
     if (blank) mask_value = static_cast<double>(*blank) + bzero;
     report.notes.push_back("BZERO offset read as " + dtype.name() + " (exact; cards kept)");
@@ -196,8 +189,9 @@ HduOutput convert_image(const std::vector<Card>& cards, asdfcore::io::Buffer dat
     if (owned) {
       asdfcore::ndarray::apply_swap_plan(*owned, itemsize, plan);
     } else {
-      transform = [before = std::move(transform), plan, itemsize](std::span<std::uint8_t> chunk) {
-        if (before) before(chunk);
+      transform = [before = std::move(transform), plan, itemsize](std::span<std::uint8_t> chunk,
+                                                                  std::uint64_t at) {
+        if (before) before(chunk, at);
         asdfcore::ndarray::apply_swap_plan(chunk, itemsize, plan);
       };
     }
@@ -210,7 +204,7 @@ HduOutput convert_image(const std::vector<Card>& cards, asdfcore::io::Buffer dat
     block = sink.add_input(*data_source, data_offset, data, std::move(transform));
   } else if (transform) {
     std::vector<std::uint8_t> copy(data.span().begin(), data.span().end());
-    transform(copy);
+    transform(copy, 0);
     block = sink.add_owned(std::move(copy));
   } else {
     block = sink.add_view(data);

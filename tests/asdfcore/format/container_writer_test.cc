@@ -775,13 +775,18 @@ TEST_CASE("a file range's transform is applied to every chunk, element aligned",
   const int fd = ::open(in_path.c_str(), O_RDONLY | O_CLOEXEC);
   REQUIRE(fd >= 0);
   // Flip the top bit of the first byte of every 2-byte element, as for BZERO = 32768.
-  const auto flip = [](std::span<std::uint8_t> chunk) {
+  // The chunks come in order, each with its offset in the range.
+  std::uint64_t next = 0;
+  const auto flip = [&next](std::span<std::uint8_t> chunk, std::uint64_t at) {
+    REQUIRE(at == next);
     REQUIRE(chunk.size() % 2 == 0);
     for (std::size_t i = 0; i < chunk.size(); i += 2) chunk[i] ^= 0x80;
+    next += chunk.size();
   };
   std::vector<std::uint8_t> expected(input.begin() + 2, input.end());
   for (std::size_t i = 0; i < expected.size(); i += 2) expected[i] ^= 0x80;
   for (const std::string codec : {"", "zlib"}) {
+    next = 0;
     BlockToWrite block;
     block.file_ranges.push_back(FileRange{fd, 2, input.size() - 2, flip});
     block.compression = codec;
@@ -792,6 +797,7 @@ TEST_CASE("a file range's transform is applied to every chunk, element aligned",
     REQUIRE(data.size() == expected.size());
     CHECK(std::equal(expected.begin(), expected.end(), data.data()));
     CHECK(c.check(0) == ChecksumStatus::kMatchesStored);
+    CHECK(next == input.size() - 2);
   }
   ::close(fd);
 }

@@ -29,10 +29,12 @@ struct FileRange {
   std::uint64_t offset = 0;  ///< Byte offset in that file.
   std::uint64_t length = 0;  ///< Bytes to copy.
   /// Applied in place to each chunk before it is hashed and written (a sign-bit flip, a byte
-  /// swap). Chunks are whole multiples of 4 MiB from `offset` except the last, so a transform
-  /// of elements of up to 8 bytes always sees whole elements. Empty: bytes copied unchanged
-  /// (by the kernel where it can).
-  std::function<void(std::span<std::uint8_t>)> transform;
+  /// swap, a change of the bytes of some table columns), with the chunk's offset from the start
+  /// of the range. Chunks come in order and are whole multiples of 4 MiB from `offset` except
+  /// the last, so a transform of elements of up to 8 bytes always sees whole elements; one of
+  /// fixed-size records (table rows) finds its place in a record from the chunk offset. Empty:
+  /// bytes copied unchanged (by the kernel where it can).
+  std::function<void(std::span<std::uint8_t> chunk, std::uint64_t chunk_offset)> transform;
 };
 
 /// One block to write. The data is `pieces` in order, then `file_ranges` in order. Memory

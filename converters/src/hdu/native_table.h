@@ -1,0 +1,29 @@
+#pragma once
+// The native view of a table HDU: a core/table whose columns are ndarrays (views into the HDU's
+// block where the values are stored as they are read), with units in VOUnit and descriptions.
+#include <string>
+#include <vector>
+
+#include "asdfcore/tree/node.h"
+#include "fitsasdf/convert.h"
+
+namespace fitsasdf::hdu {
+
+/// One column of a native table.
+struct NativeColumn {
+  std::string name;
+  asdfcore::tree::NodePtr data;  ///< An ndarray node.
+  std::string fits_unit;         ///< TUNITn as written ("" for none).
+  std::string description;       ///< TCOMMn ("" for none).
+};
+
+/// Return a `unit/unit` node for the FITS unit string `fits_unit`, or nullptr when it is blank
+/// or not a unit astropy parses (then a note naming `what` goes to `report`).
+asdfcore::tree::NodePtr unit_node(const std::string& fits_unit, std::string_view what,
+                                  HduReport& report);
+
+/// Return a `core/table-1.0.0` of `core/column-1.0.0` entries, in order.
+asdfcore::tree::NodePtr make_native_table(const std::vector<NativeColumn>& columns,
+                                          HduReport& report);
+
+}  // namespace fitsasdf::hdu
