@@ -26,7 +26,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 TIME = "/usr/bin/time"
 PYTHON = "/usr/bin/python3"
-COLUMNS = ["job", "contestant", "wall s", "x cp", "MB/s", "peak RSS MiB", "out MiB", "CPU s"]
+COLUMNS = ["job", "contestant", "wall s", "x cp", "MB/s", "peak RSS MiB", "out MiB", "out/in",
+           "CPU s"]
 PREVIOUS = "previous "
 # A fitsasdf figure worse than the previous one by both this fraction and this amount is flagged
 # in the change list (the amounts keep millisecond jitter on the small jobs from being flagged).
@@ -57,17 +58,26 @@ def contestants(fitsasdf, compression, with_fsync):
     return table
 
 
-def jobs(inputs, quick):
-    """(job name, input name, compression, also time fitsasdf with its default fsync)."""
+def jobs(quick, selected=None):
+    """(job name, input name, compression, also time fitsasdf with its default fsync); with
+    `selected` (names), only the jobs whose slug or input name is among them."""
     big = "f32_128mib" if quick else "f32_1gib"
     big_label = "f32 128 MiB" if quick else "f32 1 GiB"
-    return [
+    every = [
         (big_label, big, None, True),
         (big_label + " zlib", big, "zlib", False),
         ("u16 256 MiB BZERO", "u16_256mib", None, False),
         ("200 extensions", "mef200", None, False),
         ("5000-card header", "hdr5000", None, False),
+        ("table 5M rows x 10 cols", "table5m", None, False),
     ]
+    if selected is None:
+        return every
+    return [job for job in every if job_slug(job[0]) in selected or job[1] in selected]
+
+
+def job_slug(name):
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -150,7 +160,7 @@ def run_jobs(args, inputs, cold):
         shutil.rmtree(folder, ignore_errors=True)
         os.makedirs(folder)
     results = []
-    for job, input_name, compression, with_fsync in jobs(inputs, args.quick):
+    for job, input_name, compression, with_fsync in jobs(args.quick, args.selected):
         source = inputs[input_name]["path"]
         table = contestants(args.fitsasdf, compression, with_fsync)
         names = list(table)
@@ -191,6 +201,7 @@ def summarize(job, name, source, runs):
         rss_mib=max(r["rss_mib"] for r in good),
         cpu=statistics.median(r["cpu"] for r in good),
         out_mib=good[-1]["out_bytes"] / 2**20,
+        out_ratio=good[-1]["out_bytes"] / source["size"],
     )
     return row
 
@@ -205,7 +216,7 @@ def format_rows(results, previous):
     rows = []
     for r in results:
         if "error" in r:
-            rows.append([r["job"], r["contestant"], "FAILED", "", "", "", "", ""])
+            rows.append([r["job"], r["contestant"], "FAILED"] + [""] * (len(COLUMNS) - 3))
         else:
             base = cp_wall.get(r["job"])
             rows.append([
@@ -216,6 +227,7 @@ def format_rows(results, previous):
                 rate(r["input_bytes"] / 1e6 / r["wall"]),
                 f"{r['rss_mib']:.1f}",
                 f"{r['out_mib']:.1f}",
+                f"{r['out_ratio']:.5f}",
                 f"{r['cpu']:.2f}",
             ])
         old = previous.get((r["job"], r["contestant"]))
@@ -403,7 +415,7 @@ def write_results(args, info, inputs, results, rows, previous_meta, change_lines
         "",
         "wall s: median wall time; x cp: wall time over cp's on the same input; MB/s: input bytes "
         "(10^6) per wall second; peak RSS MiB: `/usr/bin/time -f %M`; out MiB: size of the "
-        "output; CPU s: median user + system time.",
+        "output; out/in: output size over input size; CPU s: median user + system time.",
         "",
         markdown_table(rows),
         "",
@@ -439,20 +451,35 @@ def main():
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--warm", action="store_true", help="do not drop the page cache")
     parser.add_argument("--command", default="bash bench/run.sh")
+    parser.add_argument("--jobs", default=None,
+                        help="comma-separated job slugs or input names (e.g. table5m); the "
+                             "results then go to OUT/RESULTS.selected.md, not RESULTS.md")
     args = parser.parse_args()
     args.fitsasdf = os.path.abspath(args.fitsasdf)
     os.makedirs(args.out, exist_ok=True)
+    args.selected = None
+    if args.jobs:
+        args.selected = set(args.jobs.split(","))
+        chosen = jobs(args.quick, args.selected)
+        if not chosen:
+            known = ", ".join(f"{job_slug(j[0])} ({j[1]})" for j in jobs(args.quick))
+            parser.error(f"--jobs {args.jobs} selects no job; jobs (inputs): {known}")
+        if args.results == os.path.join(HERE, "RESULTS.md"):
+            args.results = os.path.join(args.out, "RESULTS.selected.md")
 
     started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
     clock = time.monotonic()
-    previous, previous_meta = parse_previous(args.results)
-    if os.path.exists(args.results):
+    # The previous figures come from the full RESULTS.md even when a selection writes elsewhere.
+    previous_path = os.path.join(HERE, "RESULTS.md") if args.selected else args.results
+    previous, previous_meta = parse_previous(previous_path)
+    if os.path.exists(args.results) and not args.selected:
         shutil.copyfile(args.results, os.path.join(args.out, "RESULTS.previous.md"))
 
     info = machine(args)
+    needed = sorted({job[1] for job in jobs(args.quick, args.selected)})
     generated = subprocess.run(
         [PYTHON, os.path.join(HERE, "make_inputs.py"), os.path.join(args.out, "inputs")]
-        + (["--quick"] if args.quick else []),
+        + (["--quick"] if args.quick else []) + ["--only=" + ",".join(needed)],
         stdout=subprocess.PIPE, check=True, text=True)
     inputs = json.loads(generated.stdout)
 

@@ -2,11 +2,13 @@
 
 Every file comes from a fixed seed, so two runs on any machine write the same bytes (the MD5 of
 each file is kept beside it and reported in bench/RESULTS.md). The large images are streamed
-through astropy's StreamingHDU a few MiB at a time, so no image is ever held in memory whole.
+through astropy's StreamingHDU a few MiB at a time, so no image is ever held in memory whole;
+the table's rows are written by hand the same way, 65536 rows at a time.
 A file is written under a temporary name and renamed into place when complete; a file whose
 recorded spec matches is reused, so a second run skips the generation.
 
-Usage: python3 make_inputs.py OUTDIR [--quick]    (prints one JSON object: name -> file info)
+Usage: python3 make_inputs.py OUTDIR [--quick] [--only=NAME,...]
+(prints one JSON object: name -> file info; --only writes and lists just those inputs)
 """
 
 import hashlib
@@ -149,6 +151,63 @@ def write_long_header(path, cards, seed):
         raise RuntimeError(f"{path}: header has {len(fits.getheader(path))} cards, not {cards}")
 
 
+def write_table(path, nrows, seed):
+    """A 10-column source catalogue as a binary table, streamed a chunk of rows at a time.
+
+    Columns (51 bytes a row): ID K, RA D, DEC D, MAG_G/MAG_R/MAG_I E, MAGERR E, FLAGS I stored
+    with TZERO 32768 (unsigned 16-bit), CLASS 8A, GOOD L: the kinds fitsasdf views in place
+    (numbers, strings) and the ones it changes in place as they stream (sign flip, T/F bytes).
+    """
+    rng = np.random.default_rng(seed)
+    columns = [
+        ("ID", "K", ">i8", None), ("RA", "D", ">f8", "deg"), ("DEC", "D", ">f8", "deg"),
+        ("MAG_G", "E", ">f4", "mag"), ("MAG_R", "E", ">f4", "mag"), ("MAG_I", "E", ">f4", "mag"),
+        ("MAGERR", "E", ">f4", "mag"), ("FLAGS", "I", ">i2", None), ("CLASS", "8A", "S8", None),
+        ("GOOD", "L", "S1", None),
+    ]
+    row = np.dtype([(name, dtype) for name, _, dtype, _ in columns])
+    header = fits.Header()
+    for key, value in [("XTENSION", "BINTABLE"), ("BITPIX", 8), ("NAXIS", 2),
+                       ("NAXIS1", row.itemsize), ("NAXIS2", nrows), ("PCOUNT", 0), ("GCOUNT", 1),
+                       ("TFIELDS", len(columns))]:
+        header[key] = value
+    for n, (name, tform, _, unit) in enumerate(columns, 1):
+        header[f"TTYPE{n}"] = name
+        header[f"TFORM{n}"] = tform
+        if unit:
+            header[f"TUNIT{n}"] = unit
+        if name == "FLAGS":
+            header[f"TZERO{n}"] = 32768
+    header["EXTNAME"] = "CATALOG"
+    for key, value in _common_cards():
+        header[key] = value
+    primary = fits.Header([("SIMPLE", True), ("BITPIX", 8), ("NAXIS", 0), ("EXTEND", True)])
+    classes = np.array([b"STAR", b"GALAXY", b"QSO", b"UNKNOWN"], dtype="S8")
+    with open(path, "wb") as f:
+        for h in (primary, header):
+            text = h.tostring().encode("ascii")
+            f.write(text + b" " * ((-len(text)) % 2880))
+        chunk_rows = 1 << 16
+        for start in range(0, nrows, chunk_rows):
+            n = min(chunk_rows, nrows - start)
+            chunk = np.empty(n, dtype=row)
+            chunk["ID"] = np.arange(start, start + n, dtype=np.int64) * 7 + 1_000_000_000
+            chunk["RA"] = rng.uniform(0.0, 360.0, n)
+            chunk["DEC"] = np.degrees(np.arcsin(rng.uniform(-1.0, 1.0, n)))
+            g = rng.normal(21.0, 1.5, n).astype(np.float32)
+            chunk["MAG_G"] = g
+            chunk["MAG_R"] = g - rng.normal(0.5, 0.2, n).astype(np.float32)
+            chunk["MAG_I"] = g - rng.normal(0.8, 0.3, n).astype(np.float32)
+            chunk["MAGERR"] = rng.gamma(2.0, 0.02, n).astype(np.float32)
+            flags = rng.integers(0, 65536, n, dtype=np.uint32).astype(np.uint16)
+            chunk["FLAGS"] = (flags ^ np.uint16(0x8000)).view(np.int16)
+            chunk["CLASS"] = classes[rng.integers(0, len(classes), n)]
+            chunk["GOOD"] = np.where(rng.random(n) < 0.9, b"T", b"F")
+            f.write(chunk.tobytes())
+        data = row.itemsize * nrows
+        f.write(b"\0" * ((-data) % 2880))
+
+
 def inputs(quick):
     """Name -> (description, writer, arguments); the arguments are the file's spec."""
     f32_rows = 2048 if quick else 16384  # 16384 columns: 128 MiB or 1 GiB of float32
@@ -162,15 +221,24 @@ def inputs(quick):
             "primary + 200 float32 128 x 128 extensions", write_many_extensions, (200, 128, 3)
         ),
         "hdr5000": ("64 x 64 float32 image, 5000-card header", write_long_header, (5000, 4)),
+        "table5m": (
+            "binary table 5,000,000 rows x 10 columns (51-byte rows)", write_table, (5_000_000, 5)
+        ),
     }
 
 
 def main(argv):
     outdir = argv[1]
     quick = "--quick" in argv[2:]
+    only = None
+    for arg in argv[2:]:
+        if arg.startswith("--only="):
+            only = set(arg[len("--only="):].split(","))
     os.makedirs(outdir, exist_ok=True)
     report = {}
     for name, (description, writer, args) in inputs(quick).items():
+        if only is not None and name not in only:
+            continue
         path = os.path.join(outdir, name + ".fits")
         spec = {"generator": GENERATOR_VERSION, "writer": writer.__name__, "args": list(args)}
         try:

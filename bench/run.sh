@@ -5,6 +5,8 @@
 #
 #   bash bench/run.sh            full: 1 GiB float32 image, 3 alternating runs per contestant
 #   bash bench/run.sh --quick    128 MiB float32 image, 1 run per contestant
+#   bash bench/run.sh --jobs table5m    only the named jobs (slugs or input names, comma-separated);
+#                                       their table goes to bench/out/RESULTS.selected.md
 #   options: --runs N, --warm (keep the page cache), FITSASDF_BIN=path (skip the build)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,7 +22,9 @@ while [ $# -gt 0 ]; do
     --warm) args+=(--warm) ;;
     --runs) runs=$2; shift ;;
     --runs=*) runs=${1#--runs=} ;;
-    -h|--help) sed -n '2,8s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    --jobs) args+=(--jobs "$2"); shift ;;
+    --jobs=*) args+=(--jobs "${1#--jobs=}") ;;
+    -h|--help) sed -n '2,10s/^# \{0,1\}//p' "$0"; exit 0 ;;
     *) echo "bench/run.sh: unknown option $1 (try --help)" >&2; exit 4 ;;
   esac
   shift

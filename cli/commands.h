@@ -15,6 +15,8 @@ struct Command {
 
 /// `fitsasdf convert IN [-o OUT]`: FITS to ASDF.
 int run_convert(const std::vector<std::string>& args);
+/// `fitsasdf extract IN.fits [-o OUT.asdf]`: the ASDF file embedded in a FITS file.
+int run_extract(const std::vector<std::string>& args);
 /// `fitsasdf info FILE [--blocks] [--json]`.
 int run_info(const std::vector<std::string>& args);
 /// `fitsasdf to-yaml IN -o OUT`: every array inlined into the tree.
@@ -25,5 +27,9 @@ int run_defragment(const std::vector<std::string>& args);
 int run_explode(const std::vector<std::string>& args);
 /// `fitsasdf implode IN -o OUT`: an exploded file back into one.
 int run_implode(const std::vector<std::string>& args);
+/// `fitsasdf verify IN.fits [B.asdf]`: round-trip verification.
+int run_verify(const std::vector<std::string>& args);
+/// `fitsasdf diff A B`: the differences between two FITS or two ASDF files.
+int run_diff(const std::vector<std::string>& args);
 
 }  // namespace fitsasdf::cli

@@ -1,6 +1,8 @@
-// `fitsasdf convert IN [-o OUT]`: FITS to ASDF.
+// `fitsasdf convert IN [-o OUT]`: FITS to ASDF, or ASDF to FITS when IN is an ASDF file (the
+// direction comes from the input's content, not its name).
 #include <boost/program_options.hpp>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -8,6 +10,7 @@
 #include "commands.h"
 #include "exit_codes.h"
 #include "fitsasdf/convert.h"
+#include "fitsasdf/to_fits.h"
 
 namespace po = boost::program_options;
 
@@ -26,12 +29,84 @@ std::string default_output(const std::string& input) {
   return p.string() + ".asdf";
 }
 
+/// True when the file starts like an ASDF file ("#ASDF"); false for anything else, a missing
+/// file included (the FITS reader then says what is wrong).
+bool is_asdf(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char head[5] = {};
+  return in.read(head, sizeof head) && std::string_view(head, sizeof head) == "#ASDF";
+}
+
+/// IN with .asdf replaced by .fits; refused when that file exists (it is likely the FITS file
+/// the ASDF file was made from): ask for -o instead of overwriting it.
+std::string default_fits_output(const std::string& input) {
+  std::filesystem::path p(input);
+  if (p.extension() == ".asdf" || p.extension() == ".ASDF") p.replace_extension();
+  const std::string out = p.string() + ".fits";
+  if (std::filesystem::exists(out)) {
+    throw po::error("the default output " + out +
+                    " exists (perhaps the FITS file this ASDF file came from); give -o to choose "
+                    "where to write");
+  }
+  return out;
+}
+
+void print_report(const ConversionReport& report, const po::variables_map& vm) {
+  if (vm.count("json")) {
+    nlohmann::ordered_json j;
+    j["input"] = report.input;
+    j["output"] = report.output;
+    j["fits_tag"] = report.fits_tag;
+    j["bytes_in"] = report.bytes_in;
+    j["bytes_out"] = report.bytes_out;
+    j["hdus"] = nlohmann::ordered_json::array();
+    for (const auto& h : report.hdus) {
+      j["hdus"].push_back({{"index", h.index}, {"kind", h.kind}, {"name", h.name},
+                           {"notes", h.notes}});
+    }
+    std::cout << j.dump(1) << "\n";
+  } else if (!vm.count("quiet")) {
+    std::cout << report.input << " -> " << report.output << " (" << report.hdus.size()
+              << " HDUs, " << report.bytes_in << " -> " << report.bytes_out << " bytes)\n";
+    for (const auto& h : report.hdus) {
+      std::cout << "  HDU " << h.index << " " << h.name << ": " << h.kind << "\n";
+      for (const auto& n : h.notes) std::cout << "    " << n << "\n";
+    }
+  }
+}
+
+/// ASDF to FITS: only the options that apply to a FITS output are accepted.
+int run_to_fits(const std::string& input, const po::variables_map& vm) {
+  for (const char* fits_only : {"scaling", "fits-tag", "compress", "standard"}) {
+    if (!vm[fits_only].defaulted()) {
+      throw po::error(std::string("--") + fits_only +
+                      " applies to FITS input; the input is an ASDF file (written to FITS)");
+    }
+  }
+  for (const char* fits_only : {"native-byteorder", "no-native-view", "no-checksum"}) {
+    if (vm.count(fits_only)) {
+      throw po::error(std::string("--") + fits_only +
+                      " applies to FITS input; the input is an ASDF file (written to FITS)");
+    }
+  }
+  AsdfToFitsOptions options;
+  options.durable = vm.count("no-fsync") == 0;
+  options.add_checksums = vm.count("add-checksums") > 0;
+  const std::string output =
+      vm.count("output") ? vm["output"].as<std::string>() : default_fits_output(input);
+  print_report(convert_asdf_to_fits(input, output, options), vm);
+  return kExitOk;
+}
+
 }  // namespace
 
 int run_convert(const std::vector<std::string>& args) {
-  po::options_description opts("fitsasdf convert IN [-o OUT] [options]");
+  po::options_description opts(
+      "fitsasdf convert IN [-o OUT] [options]\n"
+      "FITS IN is written to ASDF; ASDF IN (one with a fits list) is written back to FITS");
   opts.add_options()("help,h", "show this help")(
-      "output,o", po::value<std::string>(), "the ASDF file to write (default: IN with .asdf)")(
+      "output,o", po::value<std::string>(),
+      "the file to write (default: IN with .asdf, or with .fits for ASDF input)")(
       "scaling", po::value<std::string>()->default_value("raw"),
       "scaled integer images: raw (stored integers + cards, lossless) or physical (floats)")(
       "fits-tag", po::value<std::string>()->default_value("auto"),
@@ -43,11 +118,17 @@ int run_convert(const std::vector<std::string>& args) {
       "no-native-view", "write only the fits item, no arrays by EXTNAME or quantities")(
       "no-fsync", "do not flush the output to disk before renaming it into place")(
       "no-checksum", "store no MD5 checksums in the block headers (faster for large images)")(
+      "add-checksums", "ASDF input: give every HDU fresh CHECKSUM and DATASUM cards (HDUs that "
+                       "have them always get them recomputed)")(
       "json", "print the conversion report as JSON")("quiet,q", "print nothing on success")(
-      "input", po::value<std::string>(), "the FITS file");
+      "input", po::value<std::string>(), "the FITS or ASDF file");
   po::variables_map vm;
   if (!parse_command_line(args, opts, "input", vm)) return kExitOk;
   if (!vm.count("input")) throw po::error("fitsasdf convert needs an input file");
+  if (is_asdf(vm["input"].as<std::string>())) return run_to_fits(vm["input"].as<std::string>(), vm);
+  if (vm.count("add-checksums")) {
+    throw po::error("--add-checksums applies to ASDF input (written to FITS)");
+  }
   ConvertOptions options;
   const std::string scaling = vm["scaling"].as<std::string>();
   if (scaling == "physical") {
@@ -78,28 +159,7 @@ int run_convert(const std::vector<std::string>& args) {
   const std::string output =
       vm.count("output") ? vm["output"].as<std::string>() : default_output(input);
 
-  const ConversionReport report = convert_fits_to_asdf(input, output, options);
-  if (vm.count("json")) {
-    nlohmann::ordered_json j;
-    j["input"] = report.input;
-    j["output"] = report.output;
-    j["fits_tag"] = report.fits_tag;
-    j["bytes_in"] = report.bytes_in;
-    j["bytes_out"] = report.bytes_out;
-    j["hdus"] = nlohmann::ordered_json::array();
-    for (const auto& h : report.hdus) {
-      j["hdus"].push_back({{"index", h.index}, {"kind", h.kind}, {"name", h.name},
-                           {"notes", h.notes}});
-    }
-    std::cout << j.dump(1) << "\n";
-  } else if (!vm.count("quiet")) {
-    std::cout << report.input << " -> " << report.output << " (" << report.hdus.size()
-              << " HDUs, " << report.bytes_in << " -> " << report.bytes_out << " bytes)\n";
-    for (const auto& h : report.hdus) {
-      std::cout << "  HDU " << h.index << " " << h.name << ": " << h.kind << "\n";
-      for (const auto& n : h.notes) std::cout << "    " << n << "\n";
-    }
-  }
+  print_report(convert_fits_to_asdf(input, output, options), vm);
   return kExitOk;
 }
 

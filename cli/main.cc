@@ -19,6 +19,8 @@ namespace {
 const Command kCommands[] = {
     {"convert", "convert a FITS file to ASDF (every card, every pixel, units)",
      fitsasdf::cli::run_convert},
+    {"extract", "write the ASDF file embedded in a FITS file (JWST, AsdfInFits) on its own",
+     fitsasdf::cli::run_extract},
     {"info", "show an ASDF file: tree outline, arrays, tags, blocks (--blocks), JSON (--json)",
      fitsasdf::cli::run_info},
     {"to-yaml", "write an ASDF file with every array inlined into the tree",
@@ -28,6 +30,10 @@ const Command kCommands[] = {
     {"explode", "split an ASDF file into a tree file and one file per block",
      fitsasdf::cli::run_explode},
     {"implode", "join an exploded ASDF file back into one file", fitsasdf::cli::run_implode},
+    {"verify", "check that FITS -> ASDF -> FITS gives the FITS file back (or compare a pair)",
+     fitsasdf::cli::run_verify},
+    {"diff", "show the differences between two FITS or two ASDF files (like fitsdiff)",
+     fitsasdf::cli::run_diff},
 };
 
 void print_help(std::ostream& out) {

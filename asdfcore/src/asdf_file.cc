@@ -77,13 +77,23 @@ struct AsdfFile::State {
 };
 
 AsdfFile AsdfFile::open(const std::string& path, const OpenOptions& options) {
+  return from_container(format::Container::open(path, options.layout), path, options);
+}
+
+AsdfFile AsdfFile::open_bytes(io::Buffer bytes, const std::string& name,
+                              const OpenOptions& options) {
+  return from_container(format::Container::from_buffer(std::move(bytes), name, options.layout),
+                        name, options);
+}
+
+AsdfFile AsdfFile::from_container(format::Container container, const std::string& path,
+                                  const OpenOptions& options) {
   auto state = std::make_shared<State>();
   state->path = path;
   state->options = options;
   state->policy.base_dir = fs::absolute(fs::path(path)).parent_path();
   state->policy.allowed_dirs = options.allowed_dirs;
   state->policy.allow_any_path = options.allow_any_path;
-  format::Container container = format::Container::open(path, options.layout);
   for (const auto& p : container.problems()) {
     state->warnings.push_back("byte " + std::to_string(p.offset) + ": " + p.message);
   }

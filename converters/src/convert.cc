@@ -2,6 +2,7 @@
 // accepts it, and write the tree (the `fits` list and the native view) with every block once.
 #include "fitsasdf/convert.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 
@@ -9,6 +10,7 @@
 #include "asdfcore/error.h"
 #include "fits/fits_file.h"
 #include "hdu/hdu_converter.h"
+#include "to_fits/card_images.h"
 
 namespace fitsasdf {
 namespace {
@@ -72,7 +74,8 @@ std::string native_key(const std::vector<Card>& cards, int index, std::set<std::
     key += "," + std::to_string(header.integer("EXTVER", 1));
   }
   if (key.empty()) key = index == 1 ? "PRIMARY" : "HDU" + std::to_string(index);
-  static const std::set<std::string> kReserved{"fits", "data", "asdf_library", "history"};
+  static const std::set<std::string> kReserved{"fits", "data", "asdf_library", "history",
+                                               std::string(to_fits::kRootCardImagesKey)};
   if (kReserved.count(key) != 0 || used.count(key) != 0) key = "HDU" + std::to_string(index) + "_" + key;
   used.insert(key);
   return key;
@@ -88,6 +91,9 @@ ConversionReport convert_fits_to_asdf(const std::string& input, const std::strin
   hdu::BlockSink sink;
   std::vector<hdu::HduOutput> outputs;
   std::vector<std::vector<Card>> headers;
+  // Per HDU, the key and node of the card images the fixed format would not write back (see
+  // to_fits/card_images.h), added to the items once the fits tag is chosen.
+  std::vector<std::pair<std::string_view, NodePtr>> card_images;
   for (const auto& extent : file.hdus()) {
     const asdfcore::ErrorContext where{.file = input, .hdu = extent.index};
     if (extent.data_start > bytes.size() || extent.header_start > extent.data_start) {
@@ -96,7 +102,8 @@ ConversionReport convert_fits_to_asdf(const std::string& input, const std::strin
     const std::string_view header_text(
         reinterpret_cast<const char*>(bytes.data()) + extent.header_start,
         static_cast<std::size_t>(extent.data_start - extent.header_start));
-    hdu::HduInput in{file, extent, parse_header(header_text, extent.index, input),
+    Header header = read_header(header_text, extent.index, input);
+    hdu::HduInput in{file, extent, header.cards,
                      bytes.slice(static_cast<std::size_t>(extent.data_start),
                                  static_cast<std::size_t>(
                                      std::min<std::uint64_t>(extent.data_end, bytes.size()) -
@@ -113,6 +120,10 @@ ConversionReport convert_fits_to_asdf(const std::string& input, const std::strin
           " bytes short of this HDU's padding to 2880 bytes: it may have been cut, and any "
           "later HDU is lost");
     }
+    card_images.emplace_back(outputs.back().item->get("compressed_header")
+                                 ? to_fits::kCompressedCardImagesKey
+                                 : to_fits::kCardImagesKey,
+                             to_fits::record_card_images(header));
     headers.push_back(outputs.back().shown_cards.empty() ? std::move(in.cards)
                                                          : outputs.back().shown_cards);
   }
@@ -140,9 +151,22 @@ ConversionReport convert_fits_to_asdf(const std::string& input, const std::strin
   NodePtr primary_science;
   std::vector<std::pair<std::string, NodePtr>> native;
   std::set<std::string> used;
+  // Card images go into the items (astropy's fits schema allows more keys), or, since the
+  // standard's schema allows only header and data in an item, into a list beside `fits`.
+  NodePtr root_images;
+  if (standard && std::any_of(card_images.begin(), card_images.end(),
+                              [](const auto& entry) { return entry.second != nullptr; })) {
+    root_images = Node::make_sequence();
+    for (const auto& entry : card_images) {
+      root_images->push_back(entry.second ? entry.second : Node::make_null());
+    }
+  }
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     fits_list->push_back(outputs[i].item);
     HduReport r = outputs[i].report;
+    if (card_images[i].second && !standard) {
+      outputs[i].item->set(card_images[i].first, card_images[i].second);
+    }
     r.name = native_key(headers[i], r.index, used);
     if (outputs[i].native) {
       native.emplace_back(r.name, outputs[i].native);
@@ -151,6 +175,7 @@ ConversionReport convert_fits_to_asdf(const std::string& input, const std::strin
     report.hdus.push_back(std::move(r));
   }
   root->set("fits", fits_list);
+  if (root_images) root->set(to_fits::kRootCardImagesKey, root_images);
   if (options.native_view) {
     if (primary_science) root->set("data", primary_science);
     for (auto& [key, node] : native) root->set(key, node);

@@ -31,6 +31,10 @@ class AsdfFile {
   /// Open the file at `path`: map it, scan its layout, parse its tree. Arrays are not read
   /// until asked for. Throws `Error` for a file that is not ASDF or whose tree is not valid YAML.
   static AsdfFile open(const std::string& path, const OpenOptions& options = {});
+  /// Read an ASDF file held in memory (an ASDF extension of a FITS file); `name` stands for its
+  /// path in errors and is the base for relative references and exploded blocks.
+  static AsdfFile open_bytes(io::Buffer bytes, const std::string& name,
+                             const OpenOptions& options = {});
 
   /// Return the path the file was opened with.
   const std::string& path() const noexcept;
@@ -56,6 +60,8 @@ class AsdfFile {
  private:
   struct State;
   explicit AsdfFile(std::shared_ptr<State> state) : state_(std::move(state)) {}
+  static AsdfFile from_container(format::Container container, const std::string& path,
+                                 const OpenOptions& options);
   std::shared_ptr<State> state_;
 };
 

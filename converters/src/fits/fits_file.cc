@@ -142,6 +142,17 @@ FitsFile FitsFile::open(const std::string& path) {
     e.data_end = static_cast<std::uint64_t>(end);
     e.tile_compressed = fits_is_compressed_image(handle(f.fptr_), &status) != 0;
     check_status(status, "cannot inspect the HDU", f.where(i));
+    if (e.type == BINARY_TBL && !e.tile_compressed) {
+      int ztable = 0;
+      fits_read_key(handle(f.fptr_), TLOGICAL, "ZTABLE", &ztable, nullptr, &status);
+      if (status == KEY_NO_EXIST || status == VALUE_UNDEFINED || status == BAD_LOGICALKEY) {
+        status = 0;  // absent or not a logical value: an ordinary binary table
+        fits_clear_errmsg();
+        ztable = 0;
+      }
+      check_status(status, "cannot read ZTABLE", f.where(i));
+      e.compressed_table = ztable != 0;
+    }
     f.hdus_.push_back(e);
   }
 
@@ -298,6 +309,36 @@ std::vector<std::uint8_t> FitsFile::decompress_image(int index) const {
   ffmbyt(out, head, 0 /* report EOF */, &status);
   ffgbyt(out, end - head, result.data(), &status);
   check_status(status, "cannot read the decompressed image", where(index));
+  return result;
+}
+
+std::vector<std::uint8_t> FitsFile::decompress_table(int index) const {
+  int status = 0;
+  int type = 0;
+  fitsfile* in = handle(fptr_);
+  fits_movabs_hdu(in, index, &type, &status);
+  check_status(status, "cannot move to the compressed table", where(index));
+  fitsfile* out = nullptr;
+  fits_create_file(&out, "mem://", &status);
+  check_status(status, "cannot create a memory file", where(index));
+  struct Closer {
+    fitsfile* f;
+    ~Closer() {
+      int s = 0;
+      fits_close_file(f, &s);
+    }
+  } closer{out};
+  fits_create_img(out, BYTE_IMG, 0, nullptr, &status);  // an empty primary HDU to append to
+  fits_uncompress_table(in, out, &status);
+  check_status(status, "CFITSIO cannot decompress the tile-compressed table", where(index));
+  fits_flush_file(out, &status);
+  LONGLONG head = 0, data = 0, end = 0;
+  fits_get_hduaddrll(out, &head, &data, &end, &status);
+  check_status(status, "cannot locate the decompressed table", where(index));
+  std::vector<std::uint8_t> result(static_cast<std::size_t>(end - head));
+  ffmbyt(out, head, 0 /* report EOF */, &status);
+  ffgbyt(out, end - head, result.data(), &status);
+  check_status(status, "cannot read the decompressed table", where(index));
   return result;
 }
 

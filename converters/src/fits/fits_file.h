@@ -17,6 +17,7 @@ struct HduExtent {
   int index = 0;
   int type = 0;                    ///< 0 image, 1 ASCII table, 2 binary table (CFITSIO's codes).
   bool tile_compressed = false;    ///< A tile-compressed image stored as a binary table.
+  bool compressed_table = false;   ///< A tile-compressed table (a binary table with ZTABLE = T).
   std::uint64_t header_start = 0;
   std::uint64_t data_start = 0;
   std::uint64_t data_end = 0;      ///< End of the data including the padding to 2880 bytes.
@@ -54,6 +55,10 @@ class FitsFile {
   /// bytes of the equivalent uncompressed image HDU: its header blocks then its data, big-endian,
   /// as CFITSIO writes them (`fits_img_decompress`).
   std::vector<std::uint8_t> decompress_image(int index) const;
+  /// Decompress the tile-compressed table HDU `index` (1-based; ZTABLE = T) with CFITSIO
+  /// (`fits_uncompress_table`) and return the bytes of the equivalent binary table HDU: its
+  /// header blocks, then its rows and heap, as CFITSIO writes them.
+  std::vector<std::uint8_t> decompress_table(int index) const;
 
  private:
   FitsFile() = default;

@@ -1,5 +1,6 @@
 #include "hdu/hdu_converter.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -85,7 +86,11 @@ std::vector<asdfcore::format::BlockToWrite> BlockSink::blocks(
 HduConverterRegistry HduConverterRegistry::with_builtins() {
   HduConverterRegistry r;
   r.add(make_compressed_image_converter());
+  r.add(make_compressed_table_converter());
   r.add(make_image_converter());
+  r.add(make_groups_converter());
+  r.add(make_bintable_converter());
+  r.add(make_ascii_table_converter());
   r.add(make_raw_converter());
   return r;
 }
@@ -100,6 +105,21 @@ const HduConverter& HduConverterRegistry::find(const HduInput& input) const {
   }
   throw Error(ErrorCode::kInvalidArgument, "no HDU converter accepts this HDU",
               asdfcore::ErrorContext{.file = input.file.path(), .hdu = input.extent.index});
+}
+
+HduInput read_hdu_input(const fits::FitsFile& file, const fits::HduExtent& extent) {
+  const auto& bytes = file.bytes();
+  if (extent.data_start > bytes.size() || extent.header_start > extent.data_start) {
+    throw Error(ErrorCode::kTruncated, "the file ends inside the header",
+                asdfcore::ErrorContext{.file = file.path(), .hdu = extent.index});
+  }
+  const std::string_view header_text(
+      reinterpret_cast<const char*>(bytes.data()) + extent.header_start,
+      static_cast<std::size_t>(extent.data_start - extent.header_start));
+  const auto data_end = std::min<std::uint64_t>(extent.data_end, bytes.size());
+  return HduInput{file, extent, parse_header(header_text, extent.index, file.path()),
+                  bytes.slice(static_cast<std::size_t>(extent.data_start),
+                              static_cast<std::size_t>(data_end - extent.data_start))};
 }
 
 NodePtr header_node(const std::vector<Card>& cards) {

@@ -72,6 +72,11 @@ struct HduInput {
   asdfcore::io::Buffer data;         ///< The data as stored (unpadded; tables include the heap).
 };
 
+/// Return the input of the HDU at `extent` of `file`: its header parsed from the bytes, its
+/// data (as much as the file holds). Throws `Error` (truncated) when the file ends inside the
+/// header.
+HduInput read_hdu_input(const fits::FitsFile& file, const fits::HduExtent& extent);
+
 /// What a converter produces for one HDU.
 struct HduOutput {
   asdfcore::tree::NodePtr item;      ///< The `fits` list item: {header: [...], data: ...}.
@@ -98,8 +103,8 @@ class HduConverter {
 /// The HDU converters, tried in order.
 class HduConverterRegistry {
  public:
-  /// Return the built-in converters: tile-compressed image, image, then raw (anything else,
-  /// carried as bytes so nothing is lost).
+  /// Return the built-in converters: tile-compressed image and table, image, random groups,
+  /// binary table, ASCII table, then raw (anything else, carried as bytes so nothing is lost).
   static HduConverterRegistry with_builtins();
   void add(std::shared_ptr<const HduConverter> converter);
   /// Return the first converter that accepts `input` (the raw converter accepts everything).
@@ -112,7 +117,10 @@ class HduConverterRegistry {
 std::shared_ptr<const HduConverter> make_image_converter();
 std::shared_ptr<const HduConverter> make_compressed_image_converter();
 std::shared_ptr<const HduConverter> make_raw_converter();
-
+std::shared_ptr<const HduConverter> make_bintable_converter();
+std::shared_ptr<const HduConverter> make_compressed_table_converter();
+std::shared_ptr<const HduConverter> make_ascii_table_converter();
+std::shared_ptr<const HduConverter> make_groups_converter();
 
 /// Return the cards as the fits schema's header list.
 asdfcore::tree::NodePtr header_node(const std::vector<Card>& cards);

@@ -1,5 +1,9 @@
 #include "hdu/native_table.h"
 
+#include <algorithm>
+#include <cctype>
+#include <set>
+
 #include "fitsasdf/units.h"
 
 namespace fitsasdf::hdu {
@@ -12,6 +16,25 @@ constexpr char kUnitTag[] = "tag:stsci.edu:asdf/unit/unit-1.0.0";
 constexpr char kTableTag[] = "tag:stsci.edu:asdf/core/table-1.0.0";
 constexpr char kColumnTag[] = "tag:stsci.edu:asdf/core/column-1.0.0";
 }  // namespace
+
+std::vector<std::string> column_names(const HeaderView& header, long long count) {
+  std::vector<std::string> names;
+  std::set<std::string> taken;  // upper-cased
+  const auto upper = [](std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    return s;
+  };
+  for (long long n = 1; n <= count; ++n) {
+    std::string name = header.string("TTYPE" + std::to_string(n));
+    while (!name.empty() && name.back() == ' ') name.pop_back();
+    if (name.empty()) name = "col" + std::to_string(n);
+    if (taken.count(upper(name)) != 0) name += "_" + std::to_string(n);
+    taken.insert(upper(name));
+    names.push_back(std::move(name));
+  }
+  return names;
+}
 
 NodePtr unit_node(const std::string& fits_unit, std::string_view what, HduReport& report) {
   if (fits_unit.find_first_not_of(' ') == std::string::npos) return nullptr;

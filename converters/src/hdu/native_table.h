@@ -6,6 +6,7 @@
 
 #include "asdfcore/tree/node.h"
 #include "fitsasdf/convert.h"
+#include "hdu/hdu_converter.h"
 
 namespace fitsasdf::hdu {
 
@@ -16,6 +17,11 @@ struct NativeColumn {
   std::string fits_unit;         ///< TUNITn as written ("" for none).
   std::string description;       ///< TCOMMn ("" for none).
 };
+
+/// Return the names of the `count` columns of a table header: TTYPEn without trailing blanks;
+/// `col<n>` when missing or blank; `<name>_<n>` for a name already taken (FITS compares column
+/// names without regard to case).
+std::vector<std::string> column_names(const HeaderView& header, long long count);
 
 /// Return a `unit/unit` node for the FITS unit string `fits_unit`, or nullptr when it is blank
 /// or not a unit astropy parses (then a note naming `what` goes to `report`).

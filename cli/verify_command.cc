@@ -1,0 +1,64 @@
+// `fitsasdf verify IN.fits [B.asdf | B.fits]`: does FITS -> ASDF -> FITS give the file back?
+#include <boost/program_options.hpp>
+#include <iostream>
+
+#include "commands.h"
+#include "compare_report.h"
+#include "exit_codes.h"
+#include "fitsasdf/verify.h"
+
+namespace po = boost::program_options;
+
+namespace fitsasdf::cli {
+
+int run_verify(const std::vector<std::string>& args) {
+  po::options_description opts(
+      "fitsasdf verify IN.fits          convert IN to ASDF and back in a temporary folder\n"
+      "fitsasdf verify A.fits B.asdf    compare A with B converted back to FITS (and B's block "
+      "checksums)\n"
+      "fitsasdf verify A.fits B.fits    compare two FITS files card by card and byte by byte\n"
+      "Exit status 0 when equivalent, 1 when not, 2 for an invalid input.\n\nOptions");
+  opts.add_options()("help,h", "show this help")("json", "print the report as JSON")(
+      "quiet,q", "print nothing; the exit status tells")(
+      "max-differences,n", po::value<std::size_t>()->default_value(10),
+      "list at most this many card and data differences per HDU")(
+      "compress", po::value<std::string>()->default_value("none"),
+      "round trip only: compress the ASDF blocks (zlib, bzp2, lz4 or none)")(
+      "native-byteorder", "round trip only: write the ASDF arrays in this machine's byte order")(
+      "files", po::value<std::vector<std::string>>(), "the files");
+  po::positional_options_description pos;
+  pos.add("files", -1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << opts;
+    return kExitOk;
+  }
+  const auto files =
+      vm.count("files") ? vm["files"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  if (files.empty() || files.size() > 2) {
+    throw po::error("fitsasdf verify takes one FITS file, or a FITS file and an ASDF file");
+  }
+  VerifyOptions options;
+  options.max_listed = vm["max-differences"].as<std::size_t>();
+  const std::string compress = vm["compress"].as<std::string>();
+  if (compress == "zlib" || compress == "bzp2" || compress == "lz4") {
+    options.convert.compression = compress;
+  } else if (compress != "none") {
+    throw po::error("--compress takes zlib, bzp2, lz4 or none, not '" + compress + "'");
+  }
+  options.convert.native_byte_order = vm.count("native-byteorder") > 0;
+  options.convert.durable = false;  // a temporary file
+
+  const VerifyReport report = files.size() == 1 ? verify_round_trip(files[0], options)
+                                                : verify_pair(files[0], files[1], options);
+  if (vm.count("json")) {
+    std::cout << verify_json(report).dump(1) << "\n";
+  } else if (!vm.count("quiet")) {
+    print_verify(std::cout, report);
+  }
+  return report.equivalent() ? kExitOk : kExitDifferent;
+}
+
+}  // namespace fitsasdf::cli

@@ -1,0 +1,39 @@
+#pragma once
+/// \file
+/// ASDF to FITS: write back the FITS file an ASDF tree holds as a `fits` list (fitsasdf's own
+/// output, asdf-astropy's `HDUList`, or any list tagged with the standard's or astropy's fits
+/// tag).
+
+#include <string>
+
+#include "fitsasdf/convert.h"
+
+namespace fitsasdf {
+
+/// Settings for `convert_asdf_to_fits`.
+struct AsdfToFitsOptions {
+  /// fsync the output before renaming it into place.
+  bool durable = true;
+  /// Give every HDU a fresh CHECKSUM and DATASUM (appended when the header has none). HDUs whose
+  /// header has them get them recomputed whatever this says, keeping their comments, so a valid
+  /// original comes back byte for byte.
+  bool add_checksums = false;
+};
+
+/// Write the FITS file held by the ASDF file `input` to `output`, which appears only when
+/// complete. The first list tagged `fits-1.x` (`tag:stsci.edu:asdf/fits/` or
+/// `tag:astropy.org:astropy/fits/`; `/fits` first) is written HDU by HDU: each header card in
+/// order (from its recorded image while the card still reads as it, else in the fixed format),
+/// then the data: images in big-endian order (unsigned integers made from a BZERO offset
+/// flipped back, physical values turned back into the stored integers when they are exact),
+/// raw bytes (`raw_data`), tile-compressed images compressed again by CFITSIO with the recorded
+/// parameters (`compressed_header`), binary and ASCII tables and random groups from their
+/// structured arrays. The report's `fits_tag` is the list's tag, `hdus` says what each item
+/// became (`notes`: what was not written back exactly). Throws `asdfcore::Error` naming the
+/// file, and the item's tree path and HDU: (not-fits) for a tree without a fits list,
+/// (malformed) for an item whose header and data disagree, or whose cards or data FITS cannot
+/// hold; (io) when the output cannot be written.
+ConversionReport convert_asdf_to_fits(const std::string& input, const std::string& output,
+                                      const AsdfToFitsOptions& options = {});
+
+}  // namespace fitsasdf

@@ -1,0 +1,42 @@
+#include "compare/file_kind.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include "asdfcore/error.h"
+#include "fitsasdf/to_fits.h"
+
+namespace fitsasdf::compare {
+
+using asdfcore::Error;
+using asdfcore::ErrorCode;
+using asdfcore::ErrorContext;
+
+FileKind file_kind(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw Error(ErrorCode::kIo, std::string("cannot open for reading: ") + std::strerror(errno),
+                ErrorContext{.file = path});
+  }
+  char head[9] = {};
+  in.read(head, sizeof head);
+  const std::string_view s(head, static_cast<std::size_t>(in.gcount()));
+  if (s.starts_with("#ASDF")) return FileKind::kAsdf;
+  if (s.starts_with("SIMPLE  =") || s.starts_with("\x1f\x8b") || s.starts_with("BZh") ||
+      s.starts_with("\x1f\x9d")) {
+    return FileKind::kFits;
+  }
+  throw Error(ErrorCode::kNotFits,
+              s.empty() ? "the file is empty: neither FITS nor ASDF"
+                        : "neither a FITS file (no SIMPLE card) nor an ASDF file (no #ASDF line)",
+              ErrorContext{.file = path, .offset = 0});
+}
+
+void asdf_to_fits(const std::string& asdf, const std::string& fits) {
+  AsdfToFitsOptions options;
+  options.durable = false;  // a temporary file
+  convert_asdf_to_fits(asdf, fits, options);
+}
+
+}  // namespace fitsasdf::compare

@@ -1,0 +1,183 @@
+// Two FITS files, HDU by HDU: pair the HDUs (in order when the counts agree, else by the longest
+// common run of matching EXTNAME, XTENSION and shape), then compare headers, data, padding and
+// checksums of each pair.
+#include <algorithm>
+#include <cstring>
+
+#include "compare/data_compare.h"
+#include "compare/fits_hdus.h"
+#include "compare/header_compare.h"
+#include "fits/checksum_check.h"
+#include "fitsasdf/diff.h"
+
+namespace fitsasdf {
+namespace {
+
+using compare::FitsHdu;
+
+ChecksumState state(fits::ChecksumVerdict v) {
+  switch (v) {
+    case fits::ChecksumVerdict::kValid:
+      return ChecksumState::kValid;
+    case fits::ChecksumVerdict::kInvalid:
+      return ChecksumState::kInvalid;
+    case fits::ChecksumVerdict::kAbsent:
+      break;
+  }
+  return ChecksumState::kAbsent;
+}
+
+/// What must agree for two HDUs to be taken as counterparts when HDUs are missing.
+std::string signature(const FitsHdu& h) {
+  std::string s = h.xtension + "|" + h.name + "|" + std::to_string(h.bitpix);
+  for (auto n : h.axes) s += "|" + std::to_string(n);
+  return s;
+}
+
+/// Pairs (index in a, index in b) of a longest common subsequence of the signatures.
+std::vector<std::pair<std::size_t, std::size_t>> align(const std::vector<FitsHdu>& a,
+                                                       const std::vector<FitsHdu>& b) {
+  const std::size_t n = a.size();
+  const std::size_t m = b.size();
+  std::vector<std::string> sa(n);
+  std::vector<std::string> sb(m);
+  for (std::size_t i = 0; i < n; ++i) sa[i] = signature(a[i]);
+  for (std::size_t j = 0; j < m; ++j) sb[j] = signature(b[j]);
+  std::vector<std::vector<std::size_t>> len(n + 1, std::vector<std::size_t>(m + 1, 0));
+  for (std::size_t i = n; i-- > 0;) {
+    for (std::size_t j = m; j-- > 0;) {
+      len[i][j] = sa[i] == sb[j] ? len[i + 1][j + 1] + 1 : std::max(len[i + 1][j], len[i][j + 1]);
+    }
+  }
+  std::vector<std::pair<std::size_t, std::size_t>> pairs;
+  for (std::size_t i = 0, j = 0; i < n && j < m;) {
+    if (sa[i] == sb[j]) {
+      pairs.emplace_back(i++, j++);
+    } else if (len[i + 1][j] >= len[i][j + 1]) {
+      ++i;
+    } else {
+      ++j;
+    }
+  }
+  return pairs;
+}
+
+HduComparison compare_pair(const FitsHdu& a, const FitsHdu& b, const CompareOptions& options) {
+  HduComparison h;
+  h.hdu_a = a.index;
+  h.hdu_b = b.index;
+  h.name = a.name;
+  h.kind = a.kind;
+  const compare::HeaderResult header =
+      options.mode == CompareMode::kVerify
+          ? compare::compare_headers_in_place(a.header, b.header, options.ignore_keywords,
+                                              options.max_listed)
+          : compare::compare_headers_by_keyword(a.header.cards, b.header.cards,
+                                                options.ignore_keywords, options.max_listed);
+  h.header = header.match;
+  h.cards_a = header.cards_a;
+  h.cards_b = header.cards_b;
+  h.card_differences = header.total;
+  h.cards = header.listed;
+  h.notes = header.notes;
+  h.data = compare::compare_hdu_data(a, b, options.mode, options.max_listed);
+  if (options.mode == CompareMode::kVerify) {
+    const auto& pa = a.padding;
+    const auto& pb = b.padding;
+    if (pa.size() != pb.size() ||
+        (!pa.empty() && std::memcmp(pa.data(), pb.data(), pa.size()) != 0)) {
+      h.notes.push_back("the padding after the data differs (" + std::to_string(pa.size()) +
+                        " and " + std::to_string(pb.size()) + " bytes)");
+    }
+  }
+  return h;
+}
+
+}  // namespace
+
+bool HduComparison::checksums_broken() const noexcept {
+  return (datasum_b == ChecksumState::kInvalid && datasum_a != ChecksumState::kInvalid) ||
+         (checksum_b == ChecksumState::kInvalid && checksum_a != ChecksumState::kInvalid);
+}
+
+bool HduComparison::equivalent() const noexcept {
+  return header != HeaderMatch::kDifferent && data.identical && !checksums_broken();
+}
+
+bool FitsComparison::equivalent() const noexcept {
+  if (!missing_hdus.empty() || !extra_hdus.empty() || hdus_a != hdus_b) return false;
+  return std::all_of(hdus.begin(), hdus.end(), [](const auto& h) { return h.equivalent(); });
+}
+
+FitsComparison compare_fits(const std::string& a, const std::string& b,
+                            const CompareOptions& options) {
+  const bool decompress = options.mode == CompareMode::kDiff;
+  const std::vector<FitsHdu> ha = compare::read_fits_hdus(a, decompress);
+  const std::vector<FitsHdu> hb = compare::read_fits_hdus(b, decompress);
+  FitsComparison out;
+  out.a = a;
+  out.b = b;
+  out.mode = options.mode;
+  out.hdus_a = static_cast<int>(ha.size());
+  out.hdus_b = static_cast<int>(hb.size());
+
+  std::vector<std::pair<std::size_t, std::size_t>> pairs;
+  if (ha.size() == hb.size() || options.mode == CompareMode::kDiff) {
+    // fitsdiff pairs the HDUs in order, as far as the shorter file goes.
+    for (std::size_t i = 0; i < std::min(ha.size(), hb.size()); ++i) pairs.emplace_back(i, i);
+    for (std::size_t i = hb.size(); i < ha.size(); ++i) out.missing_hdus.push_back(ha[i].index);
+    for (std::size_t j = ha.size(); j < hb.size(); ++j) out.extra_hdus.push_back(hb[j].index);
+  } else {
+    pairs = align(ha, hb);
+    std::vector<bool> used_a(ha.size(), false);
+    std::vector<bool> used_b(hb.size(), false);
+    for (const auto& [i, j] : pairs) used_a[i] = used_b[j] = true;
+    for (std::size_t i = 0; i < ha.size(); ++i) {
+      if (!used_a[i]) out.missing_hdus.push_back(ha[i].index);
+    }
+    for (std::size_t j = 0; j < hb.size(); ++j) {
+      if (!used_b[j]) out.extra_hdus.push_back(hb[j].index);
+    }
+  }
+  std::vector<fits::HduChecksumVerdict> ca;
+  std::vector<fits::HduChecksumVerdict> cb;
+  if (options.mode == CompareMode::kVerify) {
+    ca = fits::verify_checksums(a);
+    cb = fits::verify_checksums(b);
+  }
+  for (const auto& [i, j] : pairs) {
+    CompareOptions pair_options = options;
+    std::vector<std::string> refreshed;
+    ChecksumState states[4] = {ChecksumState::kAbsent, ChecksumState::kAbsent,
+                               ChecksumState::kAbsent, ChecksumState::kAbsent};
+    if (i < ca.size() && j < cb.size()) {
+      states[0] = state(ca[i].datasum);
+      states[1] = state(ca[i].checksum);
+      states[2] = state(cb[j].datasum);
+      states[3] = state(cb[j].checksum);
+      // A checksum card that was wrong in A and is right in B was written afresh: its value
+      // may differ without the HDUs differing.
+      if (states[0] == ChecksumState::kInvalid && states[2] == ChecksumState::kValid) {
+        refreshed.push_back("DATASUM");
+      }
+      if (states[1] == ChecksumState::kInvalid && states[3] == ChecksumState::kValid) {
+        refreshed.push_back("CHECKSUM");
+      }
+      for (const auto& k : refreshed) pair_options.ignore_keywords.push_back(k);
+    }
+    HduComparison h = compare_pair(ha[i], hb[j], pair_options);
+    h.datasum_a = states[0];
+    h.checksum_a = states[1];
+    h.datasum_b = states[2];
+    h.checksum_b = states[3];
+    for (const auto& k : refreshed) {
+      h.notes.push_back(k +
+                        " was wrong in a and is right in b (written afresh); its value is "
+                        "not compared");
+    }
+    out.hdus.push_back(std::move(h));
+  }
+  return out;
+}
+
+}  // namespace fitsasdf

@@ -1,0 +1,138 @@
+// Round-trip verification: FITS -> ASDF -> FITS in a temporary folder, or an existing pair;
+// the FITS files compared in kVerify mode, the ASDF file's block checksums checked.
+#include "fitsasdf/verify.h"
+
+#include <algorithm>
+
+#include "asdfcore/error.h"
+#include "asdfcore/format/container.h"
+#include "compare/file_kind.h"
+#include "compare/temp_folder.h"
+#include "fitsasdf/convert.h"
+
+namespace fitsasdf {
+namespace {
+
+using asdfcore::format::ChecksumStatus;
+
+std::vector<BlockCheck> check_blocks(const std::string& path) {
+  const auto container = asdfcore::format::Container::open(path);
+  std::vector<BlockCheck> out;
+  for (std::size_t i = 0; i < container.blocks().size(); ++i) {
+    BlockCheck b;
+    b.block = i;
+    if (!container.blocks()[i].problem.empty()) {
+      b.status = "unreadable";
+      b.problem = container.blocks()[i].problem;
+      out.push_back(std::move(b));
+      continue;
+    }
+    switch (container.check(i)) {
+      case ChecksumStatus::kUnchecked:
+        b.status = "none";
+        break;
+      case ChecksumStatus::kMatchesStored:
+        b.status = "stored";
+        break;
+      case ChecksumStatus::kMatchesDecoded:
+        b.status = "decoded";
+        break;
+      case ChecksumStatus::kMismatch:
+        b.status = "mismatch";
+        break;
+      case ChecksumStatus::kUndecodable:
+        b.status = "undecodable";
+        break;
+    }
+    out.push_back(std::move(b));
+  }
+  for (const auto& p : container.problems()) {
+    if (p.kind == asdfcore::format::LayoutProblem::Kind::kBrokenChain) {
+      out.push_back(
+          {out.size(), "unreadable", p.message + " (at byte " + std::to_string(p.offset) + ")"});
+    }
+  }
+  return out;
+}
+
+CompareOptions compare_options(const VerifyOptions& options) {
+  CompareOptions c;
+  c.mode = CompareMode::kVerify;
+  c.max_listed = options.max_listed;
+  return c;
+}
+
+/// Compare `fits` with the ASDF file `asdf` converted back to FITS in `folder`.
+FitsComparison back_and_compare(const std::string& fits, const std::string& asdf,
+                                const compare::TempFolder& folder, const VerifyOptions& options) {
+  const std::string back = folder.file("back.fits");
+  compare::asdf_to_fits(asdf, back);
+  FitsComparison c = compare_fits(fits, back, compare_options(options));
+  c.b = asdf;
+  return c;
+}
+
+}  // namespace
+
+bool BlockCheck::ok() const noexcept {
+  return status == "stored" || status == "decoded" || status == "none";
+}
+
+bool VerifyReport::equivalent() const noexcept {
+  return comparison.equivalent() &&
+         std::all_of(blocks.begin(), blocks.end(), [](const auto& b) { return b.ok(); });
+}
+
+VerifyReport verify_round_trip(const std::string& fits, const VerifyOptions& options) {
+  if (compare::file_kind(fits) != compare::FileKind::kFits) {
+    throw asdfcore::Error(asdfcore::ErrorCode::kNotFits,
+                          "verify needs a FITS file here (this is ASDF): give the FITS file "
+                          "first, then the ASDF file",
+                          asdfcore::ErrorContext{.file = fits});
+  }
+  VerifyReport report;
+  report.fits = fits;
+  report.round_trip = true;
+  const compare::TempFolder folder("verify");
+  const std::string asdf = folder.file("round-trip.asdf");
+  convert_fits_to_asdf(fits, asdf, options.convert);
+  report.blocks = check_blocks(asdf);
+  try {
+    report.comparison = back_and_compare(fits, asdf, folder, options);
+  } catch (const asdfcore::Error& e) {
+    // Name the input, not the temporary file that is about to go. The intermediate file is
+    // ours, so a refusal is not the caller's usage error.
+    asdfcore::ErrorContext where = e.context();
+    where.file = fits;
+    const auto code = e.code() == asdfcore::ErrorCode::kInvalidArgument
+                          ? asdfcore::ErrorCode::kMalformed
+                          : e.code();
+    throw asdfcore::Error(
+        code, "its ASDF conversion cannot be written back to FITS: " + e.message(), where);
+  }
+  report.comparison.b = "";
+  return report;
+}
+
+VerifyReport verify_pair(const std::string& fits, const std::string& other,
+                         const VerifyOptions& options) {
+  if (compare::file_kind(fits) != compare::FileKind::kFits) {
+    throw asdfcore::Error(asdfcore::ErrorCode::kNotFits,
+                          "verify needs a FITS file first (this is ASDF): verify A.fits B.asdf",
+                          asdfcore::ErrorContext{.file = fits});
+  }
+  VerifyReport report;
+  report.fits = fits;
+  if (compare::file_kind(other) == compare::FileKind::kFits) {
+    report.other = other;
+    report.comparison = compare_fits(fits, other, compare_options(options));
+    return report;
+  }
+  report.asdf = other;
+  report.blocks = check_blocks(other);
+  const compare::TempFolder folder("verify");
+  report.comparison = back_and_compare(fits, other, folder, options);
+  return report;
+}
+
+}  // namespace fitsasdf

@@ -1,0 +1,231 @@
+// ASDF-in-FITS: find the ASDF extension, open the ASDF file it holds, and write it out with
+// every `fits:` array pulled in from its HDU as the image converter reads it with physical
+// scaling (astropy's `hdu.data`, which is what python asdf hands out for such arrays).
+#include "fitsasdf/asdf_in_fits.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <map>
+
+#include "asdfcore/asdf_file.h"
+#include "asdfcore/asdf_writer.h"
+#include "asdfcore/error.h"
+#include "asdfcore/tree/walk.h"
+#include "fits/fits_file.h"
+#include "hdu/hdu_converter.h"
+
+namespace fitsasdf {
+namespace {
+
+using asdfcore::Error;
+using asdfcore::ErrorCode;
+using asdfcore::ErrorContext;
+using asdfcore::tree::Node;
+using asdfcore::tree::NodePtr;
+
+constexpr std::string_view kSourcePrefix = "fits:";
+
+std::string upper_trimmed(std::string s) {
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return s;
+}
+
+/// The FITS file with every HDU's header parsed.
+struct FitsWithHeaders {
+  fits::FitsFile file;
+  std::vector<hdu::HduInput> hdus;
+};
+
+FitsWithHeaders open_fits(const std::string& path) {
+  FitsWithHeaders f{fits::FitsFile::open(path), {}};
+  for (const auto& extent : f.file.hdus()) f.hdus.push_back(hdu::read_hdu_input(f.file, extent));
+  return f;
+}
+
+/// Return the index in `hdus` of the first HDU named `name` (any case) with EXTVER `ver`
+/// (EXTVER absent counts as 1; `ver` < 0 matches any), or -1.
+int find_hdu(const std::vector<hdu::HduInput>& hdus, const std::string& name, long long ver) {
+  for (std::size_t i = 0; i < hdus.size(); ++i) {
+    const hdu::HeaderView header(hdus[i].cards);
+    if (upper_trimmed(header.string("EXTNAME")) != upper_trimmed(name)) continue;
+    if (ver >= 0 && header.integer("EXTVER", 1) != ver) continue;
+    return static_cast<int>(i);
+  }
+  return -1;
+}
+
+/// Return the bytes of the ASDF file held by the ASDF extension `in`.
+asdfcore::io::Buffer embedded_bytes(const hdu::HduInput& in) {
+  const hdu::HeaderView header(in.cards);
+  const ErrorContext where{.file = in.file.path(), .hdu = in.extent.index};
+  const long long bitpix = header.integer("BITPIX", 0);
+  const long long naxis = header.integer("NAXIS", 0);
+  const std::uint64_t size = hdu::declared_data_size(header, where);
+  if (size > in.data.size()) {
+    throw Error(ErrorCode::kTruncated,
+                "the ASDF extension's data holds " + std::to_string(in.data.size()) + " of the " +
+                    std::to_string(size) + " bytes its header declares",
+                where);
+  }
+  if (in.extent.type == 0) {  // the older form: a one-dimensional uint8 image
+    if (bitpix != 8 || naxis != 1) {
+      throw Error(ErrorCode::kMalformed,
+                  "an ASDF extension stored as an image must be one-dimensional with BITPIX = 8",
+                  where);
+    }
+    return in.data.slice(0, static_cast<std::size_t>(size));
+  }
+  // The current form: one row, the file in the byte column ASDF_METADATA (rB).
+  const long long fields = header.integer("TFIELDS", 0);
+  if (in.extent.type != 2 || header.integer("NAXIS2", 0) != 1 || fields < 1) {
+    throw Error(ErrorCode::kMalformed,
+                "the ASDF extension is neither a one-row binary table nor a uint8 image", where);
+  }
+  if (upper_trimmed(header.string("TTYPE1")) != "ASDF_METADATA") {
+    throw Error(ErrorCode::kMalformed,
+                "the ASDF extension's first column is '" + header.string("TTYPE1") +
+                    "', not ASDF_METADATA",
+                where);
+  }
+  std::string form = upper_trimmed(header.string("TFORM1"));
+  const std::size_t digits = form.find_first_not_of("0123456789");
+  if (digits == std::string::npos || form.substr(digits) != "B") {
+    throw Error(ErrorCode::kMalformed,
+                "the ASDF_METADATA column has TFORM '" + form + "'; a byte column (rB) is expected",
+                where);
+  }
+  const std::uint64_t width = digits == 0 ? 1 : std::stoull(form.substr(0, digits));
+  const auto row = static_cast<std::uint64_t>(header.integer("NAXIS1", 0));
+  if (width > row || width > size) {
+    throw Error(ErrorCode::kMalformed, "the ASDF_METADATA column is wider than the table row",
+                where);
+  }
+  return in.data.slice(0, static_cast<std::size_t>(width));
+}
+
+/// Parse "fits:EXTNAME,EXTVER" (EXTVER optional) into the name and version (-1: any).
+std::pair<std::string, long long> parse_source(const std::string& source,
+                                               const ErrorContext& where) {
+  const std::string body = source.substr(kSourcePrefix.size());
+  const std::size_t comma = body.find(',');
+  if (comma == std::string::npos) return {body, -1};
+  const std::string ver = body.substr(comma + 1);
+  if (ver.empty() || ver.find_first_not_of("0123456789") != std::string::npos ||
+      ver.size() > 9) {
+    throw Error(ErrorCode::kMalformed, "the array source '" + source + "' has no valid EXTVER",
+                where);
+  }
+  return {body.substr(0, comma), std::stoll(ver)};
+}
+
+}  // namespace
+
+int find_embedded_asdf(const std::string& fits_path) {
+  const FitsWithHeaders f = open_fits(fits_path);
+  const int i = find_hdu(f.hdus, "ASDF", -1);
+  return i < 0 ? 0 : f.hdus[static_cast<std::size_t>(i)].extent.index;
+}
+
+ConversionReport extract_embedded_asdf(const std::string& input, const std::string& output,
+                                       const ConvertOptions& options) {
+  const FitsWithHeaders f = open_fits(input);
+  const int asdf_at = find_hdu(f.hdus, "ASDF", -1);
+  if (asdf_at < 0) {
+    throw Error(ErrorCode::kNotAsdf, "the FITS file has no ASDF extension",
+                ErrorContext{.file = input});
+  }
+  const hdu::HduInput& holder = f.hdus[static_cast<std::size_t>(asdf_at)];
+  const ErrorContext at_holder{.file = input, .hdu = holder.extent.index};
+  asdfcore::AsdfFile embedded = [&] {
+    try {
+      return asdfcore::AsdfFile::open_bytes(embedded_bytes(holder), input);
+    } catch (const Error& e) {
+      throw e.with_context(at_holder);
+    }
+  }();
+
+  // The embedded file's own blocks keep their indices; arrays from HDUs come after them.
+  hdu::BlockSink sink;
+  const std::uint64_t own_blocks = embedded.container().blocks().size();
+  for (std::uint64_t b = 0; b < own_blocks; ++b) {
+    try {
+      sink.add_view(embedded.blocks().block(static_cast<std::int64_t>(b)));
+    } catch (const Error& e) {
+      throw e.with_context(ErrorContext{.file = input, .block = b, .hdu = holder.extent.index});
+    }
+  }
+
+  ConversionReport report;
+  report.input = input;
+  report.output = output;
+  ConvertOptions physical = options;
+  physical.scaling = ScalingPolicy::kPhysical;
+  physical.native_byte_order = false;
+  physical.native_view = false;
+  const auto registry = hdu::HduConverterRegistry::with_builtins();
+  std::map<int, NodePtr> converted;  // HDU position -> its data node (block in `sink`)
+
+  NodePtr root = asdfcore::tree::deep_copy(embedded.tree());
+  asdfcore::tree::walk(root, [&](const NodePtr& node, const std::string& path) {
+    if (!asdfcore::tree::is_ndarray(*node)) return true;
+    const NodePtr source = node->get("source");
+    if (!source || !source->is_string() || !source->as_string().starts_with(kSourcePrefix)) {
+      return false;
+    }
+    const ErrorContext where{.file = input, .tree_path = path, .hdu = holder.extent.index};
+    const auto [name, ver] = parse_source(source->as_string(), where);
+    const int at = find_hdu(f.hdus, name, ver);
+    if (at < 0) {
+      throw Error(ErrorCode::kMalformed,
+                  "the array source '" + source->as_string() + "' names no HDU of the file", where);
+    }
+    auto it = converted.find(at);
+    if (it == converted.end()) {
+      const hdu::HduInput& in = f.hdus[static_cast<std::size_t>(at)];
+      hdu::HduOutput out = registry.find(in).convert(in, sink, physical);
+      const NodePtr data = out.item->get("data");
+      if (!data || data->is_null()) {
+        throw Error(ErrorCode::kMalformed,
+                    "the array source '" + source->as_string() + "' names an HDU without data",
+                    where);
+      }
+      HduReport r = std::move(out.report);
+      r.name = source->as_string();
+      r.notes.push_back("array at " + path + " pulled in from this HDU");
+      report.hdus.push_back(std::move(r));
+      it = converted.emplace(at, data).first;
+    }
+    const NodePtr& data = it->second;
+    const NodePtr want_shape = node->get("shape");
+    if (!want_shape || asdfcore::tree::describe_for_error(*want_shape) !=
+                           asdfcore::tree::describe_for_error(*data->get("shape"))) {
+      throw Error(ErrorCode::kMalformed,
+                  "the array says shape " +
+                      (want_shape ? asdfcore::tree::describe_for_error(*want_shape) : "(none)") +
+                      " but HDU '" + source->as_string() + "' holds " +
+                      asdfcore::tree::describe_for_error(*data->get("shape")),
+                  where);
+    }
+    for (const char* key : {"source", "datatype", "byteorder"}) node->set(key, data->get(key));
+    return false;
+  });
+
+  asdfcore::AsdfWriteOptions write;
+  write.asdf_standard = embedded.asdf_standard();
+  write.layout.durable = options.durable;
+  write.layout.checksum = options.checksums ? asdfcore::format::ChecksumConvention::kStoredBytes
+                                            : asdfcore::format::ChecksumConvention::kNone;
+  try {
+    asdfcore::write_asdf(output, root, sink.blocks(options.compression), write);
+  } catch (const Error& e) {
+    throw e.with_context(ErrorContext{.file = output});
+  }
+  report.bytes_in = std::filesystem::file_size(input);
+  report.bytes_out = std::filesystem::file_size(output);
+  return report;
+}
+
+}  // namespace fitsasdf

@@ -1,0 +1,119 @@
+// ASDF -> FITS: find the `fits` list, plan each item with the writer of its kind, and write the
+// HDUs one after another into a file that appears only when complete.
+#include "fitsasdf/to_fits.h"
+
+#include <filesystem>
+
+#include "asdfcore/asdf_file.h"
+#include "asdfcore/error.h"
+#include "asdfcore/io/atomic_file.h"
+#include "to_fits/fits_items.h"
+#include "to_fits/fits_output.h"
+#include "to_fits/writers.h"
+
+namespace fitsasdf {
+namespace {
+
+using asdfcore::Error;
+using asdfcore::ErrorCode;
+using asdfcore::ErrorContext;
+using to_fits::CardLookup;
+using to_fits::FitsItem;
+using to_fits::HduPlan;
+using to_fits::ItemInput;
+
+std::string hdu_name(const std::vector<to_fits::TreeCard>& cards, int index) {
+  const CardLookup lookup(cards);
+  std::string name = lookup.string("EXTNAME");
+  if (!name.empty()) return name;
+  return index == 1 ? "PRIMARY" : "HDU" + std::to_string(index);
+}
+
+HduPlan plan_item(const ItemInput& input) {
+  const FitsItem& item = input.item;
+  const CardLookup cards(item.header);
+  const std::string first = item.header.empty() ? "" : item.header.front().keyword;
+  if (item.index == 1 && first != "SIMPLE") {
+    throw input.error(
+        ErrorCode::kMalformed,
+        "the first HDU must be a primary HDU, whose first card is SIMPLE (it is '" + first + "')");
+  }
+  if (item.index > 1 && first != "XTENSION") {
+    throw input.error(ErrorCode::kMalformed,
+                      "an extension's first card must be XTENSION (it is '" + first + "')");
+  }
+  const std::string xtension = cards.string("XTENSION");
+  if (item.compressed) {
+    return xtension == "BINTABLE" ? to_fits::plan_compressed_table(input)
+                                  : to_fits::plan_compressed_image(input);
+  }
+  if (item.raw_data) return to_fits::plan_raw(input);
+  const bool column_table =
+      item.data && (item.data->tag().starts_with("tag:stsci.edu:asdf/core/table-") ||
+                    item.data->tag().starts_with("tag:astropy.org:astropy/table/table-"));
+  if (column_table && xtension != "BINTABLE") {
+    throw input.error(ErrorCode::kMalformed,
+                      "the item's data is a table of columns, which only a BINTABLE extension "
+                      "can hold (its header has XTENSION = '" +
+                          xtension + "')");
+  }
+  if (column_table) return to_fits::plan_column_table(input);
+  if (xtension == "BINTABLE") return to_fits::plan_bintable(input);
+  if (xtension == "TABLE") return to_fits::plan_ascii_table(input);
+  if (item.index == 1 && cards.flag("GROUPS") && cards.integer("NAXIS1", -1) == 0) {
+    return to_fits::plan_groups(input);
+  }
+  if (item.index > 1 && xtension != "IMAGE") {
+    throw input.error(ErrorCode::kMalformed,
+                      "XTENSION = '" + xtension +
+                          "' with no `raw_data`: only IMAGE, BINTABLE and TABLE extensions are "
+                          "written from arrays");
+  }
+  return to_fits::plan_image(input);
+}
+
+}  // namespace
+
+ConversionReport convert_asdf_to_fits(const std::string& input, const std::string& output,
+                                      const AsdfToFitsOptions& options) {
+  const asdfcore::AsdfFile file = asdfcore::AsdfFile::open(input);
+  const to_fits::FitsList list = to_fits::find_fits_list(file.resolved_tree(), input);
+  ConversionReport report;
+  report.input = input;
+  report.output = output;
+  report.fits_tag = list.tag;
+
+  asdfcore::io::AtomicFile out(output, options.durable);
+  for (const FitsItem& item : list.items) {
+    const ErrorContext where{.file = input, .tree_path = item.path, .hdu = item.index};
+    const ItemInput in{file, item, where};
+    try {
+      HduPlan plan = plan_item(in);
+      plan.report.index = item.index;
+      plan.report.name = hdu_name(item.header, item.index);
+      const to_fits::WrittenHdu written = to_fits::write_hdu(out, plan, options.add_checksums);
+      if (written.images_not_used > 0) {
+        const bool one = written.images_not_used == 1;
+        plan.report.notes.push_back(
+            std::to_string(written.images_not_used) +
+            (one ? " card no longer reads as its recorded image (its value changed)"
+                 : " cards no longer read as their recorded images (their values changed)") +
+            ": formatted afresh in the fixed format");
+      }
+      report.hdus.push_back(std::move(plan.report));
+    } catch (const Error& e) {
+      if (e.code() == ErrorCode::kIo) throw;
+      throw e.with_context(where);
+    }
+  }
+  if (list.lists_found > 1 && !report.hdus.empty()) {
+    report.hdus.front().notes.push_back("the tree has " + std::to_string(list.lists_found) +
+                                        " fits lists; the one at " + list.path + " was written");
+  }
+  out.commit();
+  report.bytes_in = std::filesystem::file_size(input);
+  report.bytes_out = std::filesystem::file_size(output);
+  return report;
+}
+
+}  // namespace fitsasdf

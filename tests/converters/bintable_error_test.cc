@@ -1,0 +1,136 @@
+// Binary-table headers the converter refuses, built as small byte arrays: the error has the
+// right code, names the file, the HDU and (where there is one) the column, no output file is
+// left behind, and a hostile size costs no allocation. Some of them CFITSIO already refuses
+// when it opens the file (bad TFORM letters, widths that do not add up to NAXIS1); the rest
+// are caught by the converter's own checks.
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "asdfcore/error.h"
+#include "fitsasdf/convert.h"
+#include "support/catch.h"
+#include "support/temp_dir.h"
+
+namespace {
+
+using asdfcore::Error;
+using asdfcore::ErrorCode;
+
+std::string card(const std::string& key, const std::string& value, bool quoted = false) {
+  std::string c = key;
+  c.resize(8, ' ');
+  c += "= ";
+  if (quoted) {
+    std::string v = "'" + value;
+    while (v.size() < 9) v += ' ';
+    c += v + "'";
+  } else {
+    c += std::string(value.size() < 20 ? 20 - value.size() : 0, ' ') + value;
+  }
+  c.resize(80, ' ');
+  return c;
+}
+std::string num(const std::string& key, long long v) { return card(key, std::to_string(v)); }
+std::string text(const std::string& key, const std::string& v) { return card(key, v, true); }
+
+std::string header(const std::vector<std::string>& cards) {
+  std::string h;
+  for (const auto& c : cards) h += c;
+  h += std::string("END").append(77, ' ');
+  h.resize((h.size() + 2879) / 2880 * 2880, ' ');
+  return h;
+}
+
+/// An empty primary HDU and a binary table with these TFORMs and cards, followed by `data`
+/// bytes (zeros for the declared size when `data_bytes` is negative), padded to 2880.
+std::string table(long long naxis1, long long naxis2, long long pcount,
+                  const std::vector<std::string>& tforms,
+                  const std::vector<std::string>& extra = {}, long long data_bytes = -1,
+                  long long bitpix = 8) {
+  std::vector<std::string> cards{text("XTENSION", "BINTABLE"),
+                                 num("BITPIX", bitpix),
+                                 num("NAXIS", 2),
+                                 num("NAXIS1", naxis1),
+                                 num("NAXIS2", naxis2),
+                                 num("PCOUNT", pcount),
+                                 num("GCOUNT", 1),
+                                 num("TFIELDS", static_cast<long long>(tforms.size()))};
+  for (std::size_t i = 0; i < tforms.size(); ++i) {
+    cards.push_back(text("TFORM" + std::to_string(i + 1), tforms[i]));
+  }
+  cards.insert(cards.end(), extra.begin(), extra.end());
+  std::string data(
+      static_cast<std::size_t>(data_bytes >= 0 ? data_bytes : naxis1 * naxis2 + pcount), '\0');
+  data.resize((data.size() + 2879) / 2880 * 2880, '\0');
+  return header({card("SIMPLE", "T"), num("BITPIX", 8), num("NAXIS", 0), card("EXTEND", "T")}) +
+         header(cards) + data;
+}
+
+/// Convert `fits`; return the error (failing the test when there is none, or when an output
+/// file is left behind).
+Error error_of(const std::string& fits) {
+  fitsasdf::test::TempDir dir;
+  std::ofstream(dir / "bad.fits", std::ios::binary) << fits;
+  const std::string out = (dir / "bad.asdf").string();
+  try {
+    fitsasdf::ConvertOptions options;
+    options.durable = false;
+    fitsasdf::convert_fits_to_asdf((dir / "bad.fits").string(), out, options);
+  } catch (const Error& e) {
+    CHECK_FALSE(std::filesystem::exists(out));
+    return e;
+  }
+  FAIL("no error");
+  return Error(ErrorCode::kInvalidArgument, "unreachable");
+}
+
+void check(const Error& e, ErrorCode code, const std::string& part) {
+  INFO(e.what());
+  CHECK(e.code() == code);
+  REQUIRE(e.context().hdu.has_value());
+  CHECK(*e.context().hdu == 2);
+  CHECK(e.context().file.ends_with("bad.fits"));
+  CHECK(e.message().find(part) != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("column widths that do not add up to NAXIS1 are malformed", "[bintable]") {
+  // CFITSIO refuses these when it opens the file.
+  check(error_of(table(7, 2, 0, {"J", "I"})), ErrorCode::kMalformed, "NAXIS1 = 7");
+  check(error_of(table(4, 2, 0, {"J", "I"})), ErrorCode::kMalformed, "NAXIS1 = 4");
+  // A repeat count whose width overflows any row.
+  check(error_of(table(6, 2, 0, {"J", "10000000000000000I"})), ErrorCode::kMalformed, "NAXIS1");
+}
+
+TEST_CASE("bad TFORMs are malformed and name the column", "[bintable]") {
+  check(error_of(table(6, 2, 0, {"J", "3Z"})), ErrorCode::kMalformed, "'3Z'");
+  check(error_of(table(8, 2, 0, {"P"})), ErrorCode::kMalformed, "'P'");
+  // CFITSIO reads 2PJ as two descriptors; the FITS standard allows a repeat count of 0 or 1.
+  check(error_of(table(16, 2, 0, {"2PJ"})), ErrorCode::kMalformed,
+        "TFORM1 = '2PJ' of column 1 ('col1')");
+  check(error_of(table(8, 2, 0, {"1PJ(x)"}, {text("TTYPE1", "flux")})), ErrorCode::kMalformed,
+        "column 1 ('flux')");
+}
+
+TEST_CASE("THEAP before the rows or beyond the data is malformed", "[bintable]") {
+  check(error_of(table(6, 2, 10, {"J", "I"}, {num("THEAP", 4)})), ErrorCode::kMalformed,
+        "THEAP = 4");
+  check(error_of(table(12, 2, 10, {"J", "1PI"}, {num("THEAP", 40)})), ErrorCode::kMalformed,
+        "THEAP = 40");
+}
+
+TEST_CASE("a table whose data the file does not hold is truncated", "[bintable]") {
+  check(error_of(table(6, 1000, 0, {"J", "I"}, {}, 100)), ErrorCode::kTruncated,
+        "holds 2880 of the 6000 bytes");
+  // 6 * 10^15 bytes declared, none present: refused before anything is read or allocated.
+  check(error_of(table(6, 1000000000000000LL, 0, {"J", "I"}, {}, 0)), ErrorCode::kTruncated,
+        "6000000000000000 bytes");
+}
+
+TEST_CASE("rows wider than a record may be are over the limit", "[bintable]") {
+  check(error_of(table(3000000000LL, 1, 0, {"3000000000B"}, {}, 0)), ErrorCode::kLimit,
+        "NAXIS1 = 3000000000");
+}

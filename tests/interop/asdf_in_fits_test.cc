@@ -1,0 +1,70 @@
+// `fitsasdf extract` of FITS files carrying an ASDF extension written by python asdf 2.14's
+// AsdfInFits (the one-row BINTABLE form and the older uint8 IMAGE form): python asdf reads our
+// stand-alone ASDF file with the same tree and the same array values it reads through AsdfInFits.
+#include <nlohmann/json.hpp>
+
+#include "support/catch.h"
+#include "support/paths.h"
+#include "support/run.h"
+#include "support/temp_dir.h"
+
+using nlohmann::json;
+using namespace fitsasdf::test;
+
+namespace {
+
+json python(const std::vector<std::string>& args) {
+  std::vector<std::string> argv{reference_python(), (scripts_dir() / "asdf_in_fits.py").string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const RunResult r = run(argv);
+  INFO(join(argv) << "\n" << r.err);
+  REQUIRE(r.status == 0);
+  return json::parse(r.out);
+}
+
+}  // namespace
+
+TEST_CASE("extract: python asdf reads the embedded tree and arrays from our file",
+          "[interop][asdf_in_fits]") {
+  TempDir dir;
+  const json names = python({"make", dir.path().string()});
+  REQUIRE(names.size() == 3);
+  for (const std::string form : {"embedded_table", "embedded_image"}) {
+    for (const std::string compress : {"none", "zlib"}) {
+      DYNAMIC_SECTION(form << " --compress " << compress) {
+        const auto in = (dir / (form + ".fits")).string();
+        const auto out = (dir / (form + "_" + compress + ".asdf")).string();
+        const RunResult r = run({cli_path().string(), "extract", in, "-o", out, "--compress",
+                                 compress});
+        INFO(r.err);
+        REQUIRE(r.status == 0);
+        // The SCI, ERR, DQ, U16 and SCALED HDUs are pulled in; the report names each source.
+        CHECK(r.out.find("5 arrays from HDUs") != std::string::npos);
+        CHECK(r.out.find("fits:U16,2") != std::string::npos);
+        const json rec = python(compress == "none"
+                                    ? std::vector<std::string>{"check", in, out}
+                                    : std::vector<std::string>{"check", in, out, "--no-checksums"});
+        INFO(rec.dump());
+        CHECK(rec["ok"].get<bool>());
+        CHECK(rec["arrays"].get<int>() == 7);
+      }
+    }
+  }
+}
+
+TEST_CASE("extract: a source naming no HDU, and a file without an ASDF extension, are errors",
+          "[interop][asdf_in_fits]") {
+  TempDir dir;
+  python({"make", dir.path().string()});
+  const auto out = (dir / "out.asdf").string();
+  RunResult r = run({cli_path().string(), "extract", (dir / "dangling.fits").string(), "-o", out});
+  CHECK(r.status == 2);
+  CHECK(r.err.find("the array source 'fits:XYZ,1' names no HDU of the file") != std::string::npos);
+  CHECK(r.err.find("tree path /data") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(out));
+
+  r = run({cli_path().string(), "extract", (samples_dir() / "test0.fits").string(), "-o", out});
+  CHECK(r.status == 2);
+  CHECK(r.err.find("has no ASDF extension") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(out));
+}
