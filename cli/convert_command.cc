@@ -83,7 +83,7 @@ int run_to_fits(const std::string& input, const po::variables_map& vm) {
                       " applies to FITS input; the input is an ASDF file (written to FITS)");
     }
   }
-  for (const char* fits_only : {"native-byteorder", "no-native-view", "no-checksum"}) {
+  for (const char* fits_only : {"native-byteorder", "no-native-view", "no-checksum", "fits-list"}) {
     if (vm.count(fits_only)) {
       throw po::error(std::string("--") + fits_only +
                       " applies to FITS input; the input is an ASDF file (written to FITS)");
@@ -118,6 +118,8 @@ int run_convert(const std::vector<std::string>& args) {
       "no-native-view", "write only the fits item, no arrays by EXTNAME or quantities")(
       "no-fsync", "do not flush the output to disk before renaming it into place")(
       "no-checksum", "store no MD5 checksums in the block headers (faster for large images)")(
+      "fits-list", "FITS input with an ASDF extension (JWST, AsdfInFits): convert it HDU by HDU "
+                   "into a fits list like any FITS file, instead of writing its embedded tree")(
       "add-checksums", "ASDF input: give every HDU fresh CHECKSUM and DATASUM cards (HDUs that "
                        "have them always get them recomputed)")(
       "json", "print the conversion report as JSON")("quiet,q", "print nothing on success")(
@@ -159,6 +161,8 @@ int run_convert(const std::vector<std::string>& args) {
   const std::string output =
       vm.count("output") ? vm["output"].as<std::string>() : default_output(input);
 
+  // A FITS file that carries its own ASDF tree (JWST, AsdfInFits) gives that tree.
+  options.embedded_tree = vm.count("fits-list") == 0;
   print_report(convert_fits_to_asdf(input, output, options), vm);
   return kExitOk;
 }

@@ -8,7 +8,9 @@
 
 #include "asdfcore/asdf_writer.h"
 #include "asdfcore/error.h"
+#include "embedded/asdf_extension.h"
 #include "fits/fits_file.h"
+#include "fitsasdf/asdf_in_fits.h"
 #include "hdu/hdu_converter.h"
 #include "to_fits/card_images.h"
 
@@ -86,6 +88,9 @@ std::string native_key(const std::vector<Card>& cards, int index, std::set<std::
 ConversionReport convert_fits_to_asdf(const std::string& input, const std::string& output,
                                       const ConvertOptions& options) {
   const fits::FitsFile file = fits::FitsFile::open(input);
+  if (options.embedded_tree && embedded::asdf_extension_index(file) > 0) {
+    return extract_embedded_asdf(input, output, options);
+  }
   const auto registry = hdu::HduConverterRegistry::with_builtins();
   const auto& bytes = file.bytes();
   hdu::BlockSink sink;

@@ -547,12 +547,6 @@ TEST_CASE("to_fits: refusals name the file, the item and what is wrong", "[to_fi
   };
   {
     FitsTree tree;
-    tree.root()->erase("fits");
-    tree.root()->set("data", Node::make_int(1));
-    expect_error(convert(tree, "no_fits"), ErrorCode::kNotFits, {"no_fits.asdf", "no `fits` list"});
-  }
-  {
-    FitsTree tree;
     tree.item({card("SIMPLE", flag(true)), card("BITPIX", num(16)), card("NAXIS", num(2)),
                card("NAXIS1", num(3)), card("NAXIS2", num(2))},
               tree.array(DType::numeric(DTypeKind::kInt16, ByteOrder::kBig), {3, 2},
@@ -621,4 +615,47 @@ TEST_CASE("to_fits: refusals name the file, the item and what is wrong", "[to_fi
     expect_error(convert(tree, "images"), ErrorCode::kMalformed, {"card index", "0 to 3"});
   }
   CHECK_FALSE(fs::exists(out));  // nothing left behind by a refusal
+}
+
+TEST_CASE("to_fits: a binary table from a table of columns (core/table)", "[to_fits]") {
+  TempDir dir;
+  FitsTree tree;
+  tree.item(empty_primary());
+  const auto column = [](const std::string& name, NodePtr data) {
+    NodePtr c = Node::make_mapping();
+    c->set_tag("tag:stsci.edu:asdf/core/column-1.0.0");
+    c->set("name", str(name));
+    c->set("data", data);
+    return c;
+  };
+  NodePtr table = Node::make_mapping();
+  table->set_tag("tag:stsci.edu:asdf/core/table-1.0.0");
+  NodePtr columns = Node::make_sequence();
+  // Given in another order than the header's: matched by name.
+  columns->push_back(column(
+      "ok", tree.array(DType::numeric(DTypeKind::kBool8), {2}, std::vector<std::uint8_t>{1, 0})));
+  columns->push_back(
+      column("id", tree.array(DType::numeric(DTypeKind::kUInt16, ByteOrder::kLittle), {2},
+                              bytes_of<std::uint16_t>({1, 65535}, ByteOrder::kLittle))));
+  columns->push_back(
+      column("name", tree.array(DType::ascii(3), {2}, big(std::string("abxyz\0", 6)))));
+  table->set("columns", columns);
+  tree.item({card("XTENSION", str("BINTABLE")), card("BITPIX", num(8)), card("NAXIS", num(2)),
+             card("NAXIS1", num(8)), card("NAXIS2", num(2)), card("PCOUNT", num(0)),
+             card("GCOUNT", num(1)), card("TFIELDS", num(3)), card("TTYPE1", str("ID")),
+             card("TFORM1", str("I")), card("TZERO1", num(32768)), card("TTYPE2", str("name")),
+             card("TFORM2", str("5A")), card("TTYPE3", str("ok")), card("TFORM3", str("L"))},
+            table);
+  fitsasdf::ConversionReport report;
+  const std::string fits = to_fits(tree, dir, "columns", &report);
+  REQUIRE(report.hdus.size() == 2);
+  CHECK(report.hdus[1].kind == "binary table (from table columns)");
+  const std::size_t data = next_hdu(fits, 0, 0) + 2880;
+  CHECK(fits.substr(data, 16) == std::string("\x80\x01"
+                                             "abx\0\0"
+                                             "T"
+                                             "\x7f\xff"
+                                             "yz\0\0\0"
+                                             "F",
+                                             16));
 }

@@ -2,6 +2,15 @@
 
   asdf_in_fits.py make DIR     write the cases (python asdf's AsdfInFits, both HDU forms) into DIR
                                and print their names as JSON
+  asdf_in_fits.py make-plain DIR
+                               write ASDF files without a fits list (arrays of many dtypes,
+                               quantities, a table, scalar metadata) into DIR; print their names
+  asdf_in_fits.py check-plain ORIGINAL.asdf OURS.fits
+                               python asdf's AsdfInFits.open of OURS gives ORIGINAL's tree and
+                               array values (every warning an error); astropy sees the images
+                               with their EXTNAME, BUNIT and values; print {ok, arrays, hdus, error}
+  asdf_in_fits.py compare-asdf A.asdf B.asdf
+                               python asdf reads the same tree and array values from both
   asdf_in_fits.py check FITS ASDF [--no-checksums]
                                compare the tree and arrays python asdf reads from FITS (through
                                AsdfInFits.open) with those it reads from our ASDF (asdf.open,
@@ -63,6 +72,123 @@ def make(folder):
     print(json.dumps(names))
 
 
+def make_plain(folder):
+    import asdf
+    import astropy.units as u
+    from astropy.table import Table
+
+    rng = np.random.default_rng(11)
+    table = Table({"id": np.arange(4, dtype=np.int32), "flux": rng.normal(size=4),
+                   "name": np.array([b"a", b"bb", b"ccc", b"d"])})
+    table["flux"].unit = u.Jy
+    tree = {
+        "meta": {"telescope": "JWST", "instrument": {"name": "NIRCAM", "detector": "NRCA1"},
+                 "exptime": 12.5, "ngroups": 7, "calibrated": True,
+                 "a_long_description": "not a FITS keyword name", "nothing": None},
+        "science": rng.normal(size=(6, 5)).astype("<f4"),
+        "error": np.abs(rng.normal(size=(6, 5))).astype(">f8"),
+        "dq": rng.integers(0, 2**32, size=(6, 5), dtype=np.uint64).astype(np.uint32),
+        "counts": np.arange(10, dtype=np.uint16).reshape(2, 5),
+        "small": np.array([-128, 0, 127], dtype=np.int8),
+        "big": np.array([0, 2**63, 2**64 - 1], dtype=np.uint64),
+        "flux": u.Quantity(np.arange(3, dtype=np.float64), u.erg / u.s),
+        "mask": np.array([True, False, True]),                    # bool: kept in ASDF
+        "phase": np.array([1 + 2j, 3 - 1j], dtype=np.complex128),  # complex: kept in ASDF
+        "labels": np.array(["x", "yz"]),                           # strings: kept in ASDF
+        "empty": np.zeros((0, 3), dtype=np.float32),               # zero-size: kept in ASDF
+        "view": None,
+        "catalog": table,
+        "nested": {"deeper": {"image": np.arange(8, dtype=np.int64).reshape(2, 2, 2)}},
+    }
+    base = np.arange(20, dtype=np.float64)
+    tree["view"] = base[2:12:2]  # a strided view into another array's block
+    tree["base"] = base
+    af = asdf.AsdfFile(tree)
+    af.write_to(f"{folder}/plain.asdf")
+    print(json.dumps(["plain.asdf"]))
+
+
+def same_value(path, w, g):
+    """Compare one leaf of two trees; return 1 for an array or table, else 0."""
+    if hasattr(w, "colnames"):  # an astropy Table
+        if list(w.colnames) != list(g.colnames):
+            raise AssertionError(f"{path}: columns {g.colnames} != {w.colnames}")
+        for name in w.colnames:
+            same_value(f"{path}/{name}", np.asarray(w[name]), np.asarray(g[name]))
+            if w[name].unit != g[name].unit:
+                raise AssertionError(f"{path}/{name}: unit {g[name].unit} != {w[name].unit}")
+        return 1
+    if hasattr(w, "unit") and hasattr(w, "value"):  # a quantity
+        if w.unit != getattr(g, "unit", None):
+            raise AssertionError(f"{path}: unit {getattr(g, 'unit', None)} != {w.unit}")
+        return same_value(path, np.asarray(w.value), np.asarray(g.value))
+    if hasattr(w, "dtype") and hasattr(w, "shape"):
+        g = np.asarray(g)
+        w = np.asarray(w)
+        if g.dtype.newbyteorder("<") != w.dtype.newbyteorder("<"):
+            raise AssertionError(f"{path}: dtype {g.dtype} != {w.dtype}")
+        if g.shape != w.shape or g.tobytes() != w.astype(g.dtype).tobytes():
+            raise AssertionError(f"{path}: values differ")
+        return 1
+    if w != g:
+        raise AssertionError(f"{path}: {g!r} != {w!r}")
+    return 0
+
+
+def check_plain(asdf_path, fits_path):
+    import asdf
+    from asdf import fits_embed
+    from astropy.io import fits
+
+    out = {"ok": False, "arrays": 0}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with asdf.open(asdf_path, lazy_load=False, copy_arrays=True) as ref, \
+                    fits_embed.AsdfInFits.open(fits_path) as ours:
+                want = dict(walk(ref.tree))
+                got = dict(walk(ours.tree))
+                if sorted(want) != sorted(got):
+                    raise AssertionError(f"tree paths differ: {sorted(want)} vs {sorted(got)}")
+                for p, w in want.items():
+                    out["arrays"] += same_value(p, w, got[p])
+            with fits.open(fits_path) as f:
+                out["hdus"] = [[h.name, h.header.get("BUNIT")] for h in f]
+                if not np.array_equal(f["SCIENCE"].data, ref_science(asdf_path)):
+                    raise AssertionError("astropy's SCIENCE differs from the tree's science")
+        out["ok"] = True
+    except Exception as e:  # reported to the test
+        out["error"] = f"{type(e).__name__}: {e}"
+    print(json.dumps(out))
+
+
+def compare_asdf(a_path, b_path):
+    import asdf
+
+    out = {"ok": False, "arrays": 0}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with asdf.open(a_path, lazy_load=False, copy_arrays=True) as a, \
+                    asdf.open(b_path, lazy_load=False, copy_arrays=True) as b:
+                want = dict(walk(a.tree))
+                got = dict(walk(b.tree))
+                if sorted(want) != sorted(got):
+                    raise AssertionError(f"tree paths differ: {sorted(want)} vs {sorted(got)}")
+                for p, w in want.items():
+                    out["arrays"] += same_value(p, w, got[p])
+        out["ok"] = True
+    except Exception as e:  # reported to the test
+        out["error"] = f"{type(e).__name__}: {e}"
+    print(json.dumps(out))
+
+
+def ref_science(asdf_path):
+    import asdf
+    with asdf.open(asdf_path, copy_arrays=True) as af:
+        return np.array(af.tree["science"])
+
+
 def walk(node, path=""):
     """Yield (path, leaf) for every leaf of a python asdf tree, arrays included."""
     if isinstance(node, dict):
@@ -70,7 +196,7 @@ def walk(node, path=""):
             if k in ("asdf_library", "history"):
                 continue
             yield from walk(node[k], f"{path}/{k}")
-    elif isinstance(node, (list, tuple)):
+    elif isinstance(node, (list, tuple)) and not hasattr(node, "dtype"):
         for i, v in enumerate(node):
             yield from walk(v, f"{path}/{i}")
     else:
@@ -115,5 +241,11 @@ def check(fits_path, asdf_path, validate_checksums):
 if __name__ == "__main__":
     if sys.argv[1] == "make":
         make(sys.argv[2])
+    elif sys.argv[1] == "make-plain":
+        make_plain(sys.argv[2])
+    elif sys.argv[1] == "compare-asdf":
+        compare_asdf(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "check-plain":
+        check_plain(sys.argv[2], sys.argv[3])
     else:
         check(sys.argv[2], sys.argv[3], "--no-checksums" not in sys.argv[4:])

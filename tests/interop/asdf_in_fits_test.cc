@@ -1,6 +1,7 @@
 // `fitsasdf extract` of FITS files carrying an ASDF extension written by python asdf 2.14's
 // AsdfInFits (the one-row BINTABLE form and the older uint8 IMAGE form): python asdf reads our
 // stand-alone ASDF file with the same tree and the same array values it reads through AsdfInFits.
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "support/catch.h"
@@ -52,6 +53,29 @@ TEST_CASE("extract: python asdf reads the embedded tree and arrays from our file
   }
 }
 
+TEST_CASE("convert of a FITS file with an ASDF extension gives its tree; --fits-list its HDUs",
+          "[interop][asdf_in_fits]") {
+  TempDir dir;
+  python({"make", dir.path().string()});
+  const auto in = (dir / "embedded_table.fits").string();
+  const auto tree = (dir / "tree.asdf").string();
+  RunResult r = run({cli_path().string(), "convert", in, "-o", tree, "-q"});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const json rec = python({"check", in, tree});
+  INFO(rec.dump());
+  CHECK(rec["ok"].get<bool>());
+  CHECK(rec["arrays"].get<int>() == 7);
+
+  const auto list = (dir / "list.asdf").string();
+  r = run({cli_path().string(), "convert", in, "-o", list, "--fits-list", "--json"});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const json report = json::parse(r.out);
+  CHECK(report["hdus"].size() == 7);  // primary, 5 images, the ASDF table
+  CHECK(report["hdus"][6]["name"] == "ASDF");
+}
+
 TEST_CASE("extract: a source naming no HDU, and a file without an ASDF extension, are errors",
           "[interop][asdf_in_fits]") {
   TempDir dir;
@@ -67,4 +91,49 @@ TEST_CASE("extract: a source naming no HDU, and a file without an ASDF extension
   CHECK(r.status == 2);
   CHECK(r.err.find("has no ASDF extension") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(out));
+}
+
+TEST_CASE("convert ASDF without a fits list to FITS: images, tables, cards and the ASDF extension",
+          "[interop][asdf_in_fits]") {
+  TempDir dir;
+  python({"make-plain", dir.path().string()});
+  const auto in = (dir / "plain.asdf").string();
+  const auto out = (dir / "plain.fits").string();
+  const RunResult r = run({cli_path().string(), "convert", in, "-o", out});
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+
+  // python asdf's AsdfInFits reads the original tree and values back from our FITS file.
+  const json rec = python({"check-plain", in, out});
+  INFO(rec.dump());
+  REQUIRE(rec["ok"].get<bool>());
+  // science, error, dq, counts, small, big, flux, view, base, nested image, the table, and the
+  // arrays that stay in the ASDF extension (mask, phase, labels, empty).
+  CHECK(rec["arrays"].get<int>() == 15);
+  const json hdus = rec["hdus"];
+  std::vector<std::string> names;
+  for (const auto& h : hdus) names.push_back(h[0].get<std::string>());
+  std::sort(names.begin(), names.end());
+  CHECK(names == std::vector<std::string>{"ASDF", "BASE", "BIG", "CATALOG", "COUNTS", "DQ",
+                                          "ERROR", "FLUX.VALUE", "NESTED.DEEPER.IMAGE", "PRIMARY",
+                                          "SCIENCE", "SMALL", "VIEW"});
+  for (const auto& h : hdus) {
+    if (h[0] == "FLUX.VALUE") CHECK(h[1] == "erg.s**-1");
+  }
+
+  // fitsverify finds nothing wrong.
+  const RunResult v = run({"fitsverify", "-q", out});
+  INFO(v.out << v.err);
+  CHECK(v.status == 0);
+  CHECK(v.out.find("OK") != std::string::npos);
+
+  // ASDF -> FITS -> ASDF: our extract gives the original tree and values back.
+  const auto back = (dir / "back.asdf").string();
+  const RunResult e = run({cli_path().string(), "extract", out, "-o", back, "-q"});
+  INFO(e.err);
+  REQUIRE(e.status == 0);
+  const json same = python({"compare-asdf", in, back});
+  INFO(same.dump());
+  CHECK(same["ok"].get<bool>());
+  CHECK(same["arrays"].get<int>() == 15);
 }

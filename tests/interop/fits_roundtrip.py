@@ -20,7 +20,8 @@ make-astropy: write DIR/source.fits (a primary image with a HIERARCH card, a flo
   `astropy/table`); print the two paths.
 make-images: write DIR/int16.fits, int32.fits, uint8.fits, uint16.fits (BZERO 32768) and
   float32.fits (one 60 x 70 noise image in an extension each, for fpack), and DIR/table.fits
-  (a binary table of 1500 rows, for fpack -table); print their paths.
+  (a binary table of 1500 rows, for fpack -table), and DIR/edge_table.fits (see
+  make_edge_table); print their paths.
 Runs with Debian's /usr/bin/python3 (astropy 5.2.1, asdf 2.14, asdf-astropy).
 """
 
@@ -112,6 +113,39 @@ def make_astropy(folder):
     print(target)
 
 
+def make_edge_table(path):
+    """A binary table with every in-place change FITS -> ASDF makes: unsigned columns of each
+    size (TZERO), a signed byte column (B with TZERO = -128), logicals with undefined bytes (NUL
+    and '?'), a variable-length column with its heap, and text."""
+    r = np.arange(7)
+    cols = [
+        fits.Column(name="u16", format="I", bzero=32768, array=(r * 9000).astype(np.uint16)),
+        fits.Column(name="u32", format="2J", bzero=2**31,
+                    array=np.stack([r, r * 600000000], 1).astype(np.uint32)),
+        fits.Column(name="u64", format="K", bzero=2**63,
+                    array=r.astype(np.uint64) * np.uint64(2**61)),
+        fits.Column(name="l", format="3L",
+                    array=np.stack([r % 2 == 0, r % 3 == 0, r % 5 == 0], 1)),
+        fits.Column(name="v", format="PJ()",
+                    array=np.array([np.arange(i, dtype=np.int32) for i in r], dtype=object)),
+        fits.Column(name="t", format="6A",
+                    array=np.array([b"a", b"bb", b"", b"dddd", b"e", b"ffffff", b"g"])),
+        fits.Column(name="b", format="B", array=(r * 30).astype(np.uint8)),
+    ]
+    table = fits.BinTableHDU.from_columns(cols, name="EDGE")
+    fits.HDUList([fits.PrimaryHDU(), table]).writeto(path)
+    data = bytearray(open(path, "rb").read())
+    header = 2880  # the table's header starts after the primary header block
+    end = data.index(b"END" + b" " * 77, header)
+    # TZERO7 = -128 makes the byte column signed; END moves one card down (same block).
+    data[end:end + 160] = b"TZERO7  =                 -128".ljust(80) + b"END".ljust(80)
+    rows = 2880 * 2
+    width = 2 + 8 + 8 + 3 + 8 + 6 + 1
+    data[rows + 1 * width + 18] = 0       # an undefined logical
+    data[rows + 3 * width + 20] = ord("?")  # an invalid one
+    open(path, "wb").write(bytes(data))
+
+
 def make_images(folder):
     rng = np.random.default_rng(1)
     noise = rng.normal(1000, 30, (60, 70))
@@ -136,6 +170,9 @@ def make_images(folder):
     ]
     path = f"{folder}/table.fits"
     fits.BinTableHDU.from_columns(cols, name="CAT").writeto(path)
+    print(path)
+    path = f"{folder}/edge_table.fits"
+    make_edge_table(path)
     print(path)
 
 

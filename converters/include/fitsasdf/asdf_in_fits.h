@@ -6,6 +6,7 @@
 
 #include "fitsasdf/convert.h"
 #include "fitsasdf/options.h"
+#include "fitsasdf/to_fits.h"
 
 namespace fitsasdf {
 
@@ -25,5 +26,18 @@ int find_embedded_asdf(const std::string& fits_path);
 /// whose data does not match the array's datatype and shape.
 ConversionReport extract_embedded_asdf(const std::string& input, const std::string& output,
                                        const ConvertOptions& options = {});
+
+/// Write the ASDF file `input`, whose tree has no `fits` list, as the FITS file `output`, the
+/// way JWST's data models are stored: an empty primary HDU whose cards are the tree's scalars
+/// with FITS-sized names (booleans, integers, finite floats, printable strings of at most 68
+/// characters; the first of a name wins), an IMAGE extension for every numeric array of 1 to
+/// 999 dimensions (EXTNAME from its tree path, EXTVER 1, BZERO for unsigned integers, BUNIT from
+/// a quantity's unit), a BINTABLE for every table whose columns FITS can hold (TUNITn from the
+/// column units), and an ASDF extension holding the whole tree, in which each image array is
+/// `source: fits:EXTNAME,1` and every other array (strings, complex, records, zero-size, and the
+/// tables' columns) is a block of the embedded file. `extract_embedded_asdf` of the output gives
+/// back the tree and the array values. Throws `asdfcore::Error` naming the file.
+ConversionReport write_asdf_in_fits(const std::string& input, const std::string& output,
+                                    const AsdfToFitsOptions& options = {});
 
 }  // namespace fitsasdf

@@ -40,6 +40,10 @@ struct ConvertOptions {
   bool checksums = true;
   /// fsync the output before renaming it into place.
   bool durable = true;
+  /// For a FITS file that carries an ASDF extension (JWST products, AsdfInFits): write its
+  /// embedded tree with the `fits:` arrays pulled in (`extract_embedded_asdf`) instead of the
+  /// fits list. The command line sets it unless --fits-list is given.
+  bool embedded_tree = false;
 };
 
 }  // namespace fitsasdf

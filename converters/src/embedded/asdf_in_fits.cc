@@ -3,6 +3,8 @@
 // scaling (astropy's `hdu.data`, which is what python asdf hands out for such arrays).
 #include "fitsasdf/asdf_in_fits.h"
 
+#include "embedded/asdf_extension.h"
+
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -123,10 +125,21 @@ std::pair<std::string, long long> parse_source(const std::string& source,
 
 }  // namespace
 
+namespace embedded {
+
+int asdf_extension_index(const fits::FitsFile& file) {
+  for (const auto& extent : file.hdus()) {
+    if (extent.index == 1) continue;
+    const hdu::HduInput in = hdu::read_hdu_input(file, extent);
+    if (upper_trimmed(hdu::HeaderView(in.cards).string("EXTNAME")) == "ASDF") return extent.index;
+  }
+  return 0;
+}
+
+}  // namespace embedded
+
 int find_embedded_asdf(const std::string& fits_path) {
-  const FitsWithHeaders f = open_fits(fits_path);
-  const int i = find_hdu(f.hdus, "ASDF", -1);
-  return i < 0 ? 0 : f.hdus[static_cast<std::size_t>(i)].extent.index;
+  return embedded::asdf_extension_index(fits::FitsFile::open(fits_path));
 }
 
 ConversionReport extract_embedded_asdf(const std::string& input, const std::string& output,
@@ -164,7 +177,7 @@ ConversionReport extract_embedded_asdf(const std::string& input, const std::stri
   ConvertOptions physical = options;
   physical.scaling = ScalingPolicy::kPhysical;
   physical.native_byte_order = false;
-  physical.native_view = false;
+  physical.native_view = true;  // float images show their physical values only there
   const auto registry = hdu::HduConverterRegistry::with_builtins();
   std::map<int, NodePtr> converted;  // HDU position -> its data node (block in `sink`)
 
@@ -186,7 +199,15 @@ ConversionReport extract_embedded_asdf(const std::string& input, const std::stri
     if (it == converted.end()) {
       const hdu::HduInput& in = f.hdus[static_cast<std::size_t>(at)];
       hdu::HduOutput out = registry.find(in).convert(in, sink, physical);
-      const NodePtr data = out.item->get("data");
+      // An image's values as astropy's `hdu.data` gives them: the native array (the value of
+      // a quantity, without the BLANK mask); a table's rows: the item's data.
+      NodePtr data = out.item->get("data");
+      NodePtr native = out.native;
+      if (native && native->is_mapping() && native->get("value")) native = native->get("value");
+      if (native && asdfcore::tree::is_ndarray(*native)) {
+        data = asdfcore::tree::deep_copy(native);
+        data->erase("mask");
+      }
       if (!data || data->is_null()) {
         throw Error(ErrorCode::kMalformed,
                     "the array source '" + source->as_string() + "' names an HDU without data",

@@ -61,6 +61,16 @@ bool is_fits_tag(std::string_view tag) {
   return tag.starts_with(kStandardFitsTag) || tag.starts_with(kAstropyFitsTag);
 }
 
+bool has_fits_list(const NodePtr& root) {
+  bool found = false;
+  asdfcore::tree::walk(root, [&found](const NodePtr& node, const std::string&) {
+    if (found || asdfcore::tree::is_ndarray(*node)) return false;
+    if (node->is_sequence() && is_fits_tag(node->tag())) found = true;
+    return !found;
+  });
+  return found;
+}
+
 FitsList find_fits_list(const NodePtr& root, const std::string& file) {
   FitsList list;
   NodePtr found;

@@ -36,6 +36,9 @@ struct FitsList {
   std::size_t lists_found = 0;  ///< How many fits lists the tree has (the first is used).
 };
 
+/// Return true when `root` holds a list with a fits tag anywhere.
+bool has_fits_list(const asdfcore::tree::NodePtr& root);
+
 /// Return the fits list of `root`: `/fits` when it carries a fits tag, else the first tagged
 /// fits list in document order. Throws `asdfcore::Error` (not-fits) naming `file` when
 /// there is none, (malformed) naming the item's path when an item is not a mapping with a

@@ -2,6 +2,8 @@
 // HDUs one after another into a file that appears only when complete.
 #include "fitsasdf/to_fits.h"
 
+#include "fitsasdf/asdf_in_fits.h"
+
 #include <filesystem>
 
 #include "asdfcore/asdf_file.h"
@@ -77,6 +79,10 @@ HduPlan plan_item(const ItemInput& input) {
 ConversionReport convert_asdf_to_fits(const std::string& input, const std::string& output,
                                       const AsdfToFitsOptions& options) {
   const asdfcore::AsdfFile file = asdfcore::AsdfFile::open(input);
+  if (!to_fits::has_fits_list(file.resolved_tree())) {
+    // Any other tree: images, tables and cards, with the whole tree in an ASDF extension.
+    return write_asdf_in_fits(input, output, options);
+  }
   const to_fits::FitsList list = to_fits::find_fits_list(file.resolved_tree(), input);
   ConversionReport report;
   report.input = input;

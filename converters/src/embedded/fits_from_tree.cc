@@ -1,0 +1,489 @@
+// ASDF -> FITS for trees without a `fits` list: every numeric array becomes an IMAGE extension
+// named from its tree path, a quantity's unit its BUNIT, each table a BINTABLE, scalar metadata
+// with FITS-sized names primary-header cards, and the whole tree an ASDF extension (a one-row
+// BINTABLE with the byte column ASDF_METADATA, as python asdf's AsdfInFits and stdatamodels
+// write it) whose image arrays point at their HDUs with `source: fits:EXTNAME,1`.
+//
+// The FITS file is planned as a `fits` list in an intermediate ASDF file and written by the
+// fits-list writer (to_fits), so every HDU is formatted by one piece of code.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "asdfcore/asdf_file.h"
+#include "asdfcore/asdf_writer.h"
+#include "asdfcore/error.h"
+#include "asdfcore/ndarray/ndarray.h"
+#include "asdfcore/tree/walk.h"
+#include "compare/temp_folder.h"
+#include "fitsasdf/asdf_in_fits.h"
+#include "fitsasdf/to_fits.h"
+
+namespace fitsasdf {
+namespace {
+
+using asdfcore::Error;
+using asdfcore::ErrorCode;
+using asdfcore::ErrorContext;
+using asdfcore::ndarray::ByteOrder;
+using asdfcore::ndarray::DType;
+using asdfcore::ndarray::DTypeKind;
+using asdfcore::ndarray::NDArray;
+using asdfcore::tree::Node;
+using asdfcore::tree::NodeKind;
+using asdfcore::tree::NodePtr;
+
+constexpr char kAstropyFitsTag[] = "tag:astropy.org:astropy/fits/fits-1.0.0";
+constexpr std::string_view kQuantityTag = "tag:stsci.edu:asdf/unit/quantity-";
+constexpr std::string_view kCoreTableTag = "tag:stsci.edu:asdf/core/table-";
+constexpr std::string_view kAstropyTableTag = "tag:astropy.org:astropy/table/table-";
+
+/// Blocks of an ASDF file being planned, owned here.
+struct Blocks {
+  std::vector<std::vector<std::uint8_t>> data;
+  std::int64_t add(std::vector<std::uint8_t> bytes) {
+    data.push_back(std::move(bytes));
+    return static_cast<std::int64_t>(data.size() - 1);
+  }
+  std::vector<asdfcore::format::BlockToWrite> to_write() const {
+    std::vector<asdfcore::format::BlockToWrite> out;
+    for (const auto& d : data) {
+      asdfcore::format::BlockToWrite w;
+      w.pieces.push_back(d);
+      out.push_back(std::move(w));
+    }
+    return out;
+  }
+};
+
+NodePtr card(const std::string& keyword, NodePtr value, const std::string& comment = "") {
+  NodePtr c = Node::make_sequence();
+  c->push_back(Node::make_string(keyword));
+  c->push_back(std::move(value));
+  if (!comment.empty()) c->push_back(Node::make_string(comment));
+  return c;
+}
+
+std::string upper(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return s;
+}
+
+bool starts_with(const std::string& tag, std::string_view prefix) {
+  return tag.compare(0, prefix.size(), prefix) == 0;
+}
+
+/// The FITS image form of a numeric kind: BITPIX and the BZERO of an unsigned offset (0: none).
+std::optional<std::pair<int, double>> image_form(DTypeKind kind) {
+  switch (kind) {
+    case DTypeKind::kUInt8: return std::pair{8, 0.0};
+    case DTypeKind::kInt8: return std::pair{8, -128.0};
+    case DTypeKind::kInt16: return std::pair{16, 0.0};
+    case DTypeKind::kUInt16: return std::pair{16, 32768.0};
+    case DTypeKind::kInt32: return std::pair{32, 0.0};
+    case DTypeKind::kUInt32: return std::pair{32, 2147483648.0};
+    case DTypeKind::kInt64: return std::pair{64, 0.0};
+    case DTypeKind::kUInt64: return std::pair{64, 9223372036854775808.0};
+    case DTypeKind::kFloat32: return std::pair{-32, 0.0};
+    case DTypeKind::kFloat64: return std::pair{-64, 0.0};
+    default: return std::nullopt;
+  }
+}
+
+/// Make `node` (an ndarray node) point at a new block of `blocks` holding its elements in C
+/// order, keeping its other keys (mask, ...). Returns the array as read.
+NDArray reblock(const NodePtr& node, const asdfcore::AsdfFile& file, const std::string& path,
+                Blocks& blocks) {
+  const NDArray array = file.array(*node, path);
+  asdfcore::ndarray::NDArrayNodeSpec spec;
+  spec.dtype = array.dtype();
+  spec.shape = array.shape();
+  spec.source = blocks.add(array.to_c_order(ByteOrder::kNotApplicable));
+  const NodePtr fresh = asdfcore::ndarray::make_ndarray_node(spec);
+  for (const char* key : {"source", "data", "datatype", "byteorder", "shape", "offset", "strides"}) {
+    node->erase(key);
+  }
+  for (const auto& [k, v] : fresh->entries()) node->set(k->as_string(), v);
+  node->set_tag(fresh->tag());
+  return array;
+}
+
+/// The TFORM letter of a column kind.
+std::optional<char> column_letter(const DType& dtype) {
+  switch (dtype.kind()) {
+    case DTypeKind::kBool8: return 'L';
+    case DTypeKind::kUInt8: return 'B';
+    case DTypeKind::kInt16:
+    case DTypeKind::kUInt16: return 'I';
+    case DTypeKind::kInt32:
+    case DTypeKind::kUInt32: return 'J';
+    case DTypeKind::kInt64:
+    case DTypeKind::kUInt64: return 'K';
+    case DTypeKind::kFloat32: return 'E';
+    case DTypeKind::kFloat64: return 'D';
+    case DTypeKind::kComplex64: return 'C';
+    case DTypeKind::kComplex128: return 'M';
+    case DTypeKind::kAscii: return 'A';
+    default: return std::nullopt;
+  }
+}
+
+/// A planned HDU: its cards and its data node (in the intermediate file), or none.
+struct PlannedHdu {
+  NodePtr header = Node::make_sequence();
+  NodePtr data;
+};
+
+class Planner {
+ public:
+  Planner(const asdfcore::AsdfFile& file, const std::string& input) : file_(file), input_(input) {}
+
+  /// Plan every HDU; the embedded tree is `root` with image arrays replaced by fits sources.
+  std::vector<PlannedHdu> plan(const NodePtr& root, Blocks& embedded_blocks, HduReport& notes) {
+    std::vector<PlannedHdu> hdus(1);
+    NodePtr& primary = hdus.front().header;
+    primary->push_back(card("SIMPLE", Node::make_bool(true), "conforms to FITS standard"));
+    primary->push_back(card("BITPIX", Node::make_int(8), "array data type"));
+    primary->push_back(card("NAXIS", Node::make_int(0), "number of array dimensions"));
+    primary->push_back(card("EXTEND", Node::make_bool(true)));
+    std::vector<std::pair<NodePtr, std::string>> others;  // arrays left in the ASDF extension
+
+    asdfcore::tree::walk(root, [&](const NodePtr& node, const std::string& path) {
+      if (path == "/asdf_library" || path == "/history") return false;
+      if (node->is_mapping() && starts_with(node->tag(), kQuantityTag)) {
+        const NodePtr value = node->get("value");
+        const NodePtr unit = node->get("unit");
+        if (value && asdfcore::tree::is_ndarray(*value) &&
+            image_array(value, path + "/value", unit && unit->is_string() ? unit : nullptr)) {
+          return false;
+        }
+        return true;
+      }
+      if (node->is_mapping() && (starts_with(node->tag(), kCoreTableTag) ||
+                                 starts_with(node->tag(), kAstropyTableTag))) {
+        if (!table(node, path)) notes.notes.push_back(skipped_table_);
+        // The table stays whole in the ASDF extension too (its columns cannot point at the
+        // BINTABLE's rows); its arrays get blocks there.
+        asdfcore::tree::walk(node, [&](const NodePtr& n, const std::string& p) {
+          if (!asdfcore::tree::is_ndarray(*n)) return true;
+          others.emplace_back(n, path + p);
+          return false;
+        });
+        return false;
+      }
+      if (asdfcore::tree::is_ndarray(*node)) {
+        if (!image_array(node, path)) others.emplace_back(node, path);
+        return false;
+      }
+      if (!node->is_mapping() && !node->is_sequence()) scalar_card(primary, node, path);
+      return true;
+    });
+    for (auto& planned : planned_) hdus.push_back(std::move(planned));
+    for (const auto& [node, path] : others) reblock(node, file_, path, embedded_blocks);
+    return hdus;
+  }
+
+  Blocks& blocks() { return blocks_; }
+
+ private:
+  /// Plan an IMAGE extension for the array at `path` when FITS can hold it; rewrite the node
+  /// as a fits source. Return false (node untouched) when it stays in the ASDF extension.
+  bool image_array(const NodePtr& node, const std::string& path, const NodePtr& unit = nullptr) {
+    const NDArray array = file_.array(*node, path);
+    const auto form = image_form(array.dtype().kind());
+    if (!form || array.size() == 0 || array.ndim() == 0 || array.ndim() > 999) return false;
+    PlannedHdu hdu;
+    const std::string name = extname(path);
+    hdu.header->push_back(card("XTENSION", Node::make_string("IMAGE"), "Image extension"));
+    hdu.header->push_back(card("BITPIX", Node::make_int(form->first), "array data type"));
+    hdu.header->push_back(
+        card("NAXIS", Node::make_int(static_cast<std::int64_t>(array.ndim())),
+             "number of array dimensions"));
+    for (std::size_t i = 0; i < array.ndim(); ++i) {
+      hdu.header->push_back(
+          card("NAXIS" + std::to_string(i + 1),
+               Node::make_int(static_cast<std::int64_t>(array.shape()[array.ndim() - 1 - i]))));
+    }
+    hdu.header->push_back(card("PCOUNT", Node::make_int(0), "number of parameters"));
+    hdu.header->push_back(card("GCOUNT", Node::make_int(1), "number of groups"));
+    if (form->second != 0.0) {
+      hdu.header->push_back(card("BSCALE", Node::make_int(1)));
+      hdu.header->push_back(
+          card("BZERO", form->second == 9223372036854775808.0
+                            ? Node::make_integer_text("9223372036854775808")
+                            : Node::make_int(static_cast<std::int64_t>(form->second))));
+    }
+    hdu.header->push_back(card("EXTNAME", Node::make_string(name), "extension name"));
+    hdu.header->push_back(card("EXTVER", Node::make_int(1), "extension value"));
+    if (unit) hdu.header->push_back(card("BUNIT", unit, "physical unit of the array values"));
+    const DType big = array.dtype().with_byte_order(ByteOrder::kBig);
+    asdfcore::ndarray::NDArrayNodeSpec spec;
+    spec.dtype = big;
+    spec.shape = array.shape();
+    spec.source = blocks_.add(array.to_c_order(ByteOrder::kBig));
+    hdu.data = asdfcore::ndarray::make_ndarray_node(spec);
+    planned_.push_back(std::move(hdu));
+
+    // In the ASDF extension, as python asdf writes an array that lives in an HDU.
+    for (const char* key : {"source", "data", "datatype", "byteorder", "shape", "offset", "strides"}) {
+      node->erase(key);
+    }
+    node->set("source", Node::make_string("fits:" + name + ",1"));
+    node->set("datatype", Node::make_string(big.name()));
+    node->set("byteorder", Node::make_string("big"));
+    NodePtr shape = Node::make_sequence();
+    for (auto n : array.shape()) shape->push_back(Node::make_int(static_cast<std::int64_t>(n)));
+    node->set("shape", shape);
+    return true;
+  }
+
+  /// Plan a BINTABLE for the table at `path`; return false when a column cannot be a FITS
+  /// column (then the table lives in the ASDF extension only, `skipped_table_` says why).
+  bool table(const NodePtr& node, const std::string& path) {
+    const NodePtr columns = node->get("columns");
+    if (!columns || !columns->is_sequence() || columns->size() == 0) {
+      skipped_table_ = "the table at " + path + " has no columns: kept in the ASDF extension only";
+      return false;
+    }
+    const NodePtr colnames = node->get("colnames");
+    PlannedHdu hdu;
+    NodePtr table_copy = asdfcore::tree::deep_copy(node);
+    std::vector<NodePtr> cards;
+    std::uint64_t row = 0;
+    std::optional<std::uint64_t> rows;
+    for (std::size_t i = 0; i < columns->size(); ++i) {
+      const NodePtr c = table_copy->get("columns")->items()[i];
+      NodePtr data = asdfcore::tree::is_ndarray(*c) ? c : c->get("data");
+      NodePtr unit = c->is_mapping() ? c->get("unit") : nullptr;
+      std::string name;
+      if (c->is_mapping() && c->get("name") && c->get("name")->is_string()) {
+        name = c->get("name")->as_string();
+      } else if (colnames && colnames->is_sequence() && i < colnames->size() &&
+                 colnames->items()[i]->is_string()) {
+        name = colnames->items()[i]->as_string();
+      }
+      if (!data && c->is_mapping() && c->get("value")) {  // a quantity column
+        data = c->get("value");
+        unit = c->get("unit");
+      }
+      const std::string where = path + "/columns/" + std::to_string(i);
+      if (!data || !asdfcore::tree::is_ndarray(*data)) {
+        skipped_table_ = "column " + where + " is not an array: the table is kept in the ASDF "
+                         "extension only";
+        return false;
+      }
+      const NDArray array = reblock(data, file_, where, blocks_);
+      const auto letter = column_letter(array.dtype());
+      if (!letter || array.ndim() == 0) {
+        skipped_table_ = "column " + where + " (" + array.dtype().name() +
+                         ") has no FITS column type: the table is kept in the ASDF extension only";
+        return false;
+      }
+      if (!rows) rows = array.shape()[0];
+      if (array.shape()[0] != *rows) {
+        skipped_table_ = "the columns of " + path + " differ in length";
+        return false;
+      }
+      std::uint64_t repeat = 1;
+      for (std::size_t d = 1; d < array.ndim(); ++d) repeat *= array.shape()[d];
+      const std::uint64_t width = *letter == 'A' ? array.dtype().itemsize() * repeat
+                                                 : repeat;
+      const std::string n = std::to_string(i + 1);
+      cards.push_back(card("TTYPE" + n, Node::make_string(name.empty() ? "col" + n : name)));
+      cards.push_back(card("TFORM" + n, Node::make_string(std::to_string(width) + *letter)));
+      const auto kind = array.dtype().kind();
+      if (kind == DTypeKind::kUInt16) cards.push_back(card("TZERO" + n, Node::make_int(32768)));
+      if (kind == DTypeKind::kUInt32) {
+        cards.push_back(card("TZERO" + n, Node::make_int(2147483648LL)));
+      }
+      if (kind == DTypeKind::kUInt64) {
+        cards.push_back(card("TZERO" + n, Node::make_integer_text("9223372036854775808")));
+      }
+      if (array.ndim() > 2 || (*letter == 'A' && array.ndim() > 1)) {
+        std::string dim = "(";
+        if (*letter == 'A') dim += std::to_string(array.dtype().itemsize());
+        for (std::size_t d = array.ndim(); d-- > 1;) {
+          if (dim.size() > 1) dim += ",";
+          dim += std::to_string(array.shape()[d]);
+        }
+        cards.push_back(card("TDIM" + n, Node::make_string(dim + ")")));
+      }
+      if (unit && unit->is_string()) cards.push_back(card("TUNIT" + n, unit));
+      row += width * (*letter == 'A' ? 1 : array.dtype().itemsize());
+    }
+    hdu.header->push_back(card("XTENSION", Node::make_string("BINTABLE"), "binary table extension"));
+    hdu.header->push_back(card("BITPIX", Node::make_int(8), "array data type"));
+    hdu.header->push_back(card("NAXIS", Node::make_int(2), "number of array dimensions"));
+    hdu.header->push_back(card("NAXIS1", Node::make_int(static_cast<std::int64_t>(row)),
+                               "length of dimension 1"));
+    hdu.header->push_back(card("NAXIS2", Node::make_int(static_cast<std::int64_t>(*rows)),
+                               "length of dimension 2"));
+    hdu.header->push_back(card("PCOUNT", Node::make_int(0), "number of group parameters"));
+    hdu.header->push_back(card("GCOUNT", Node::make_int(1), "number of groups"));
+    hdu.header->push_back(card("TFIELDS", Node::make_int(static_cast<std::int64_t>(columns->size())),
+                               "number of table fields"));
+    for (auto& c : cards) hdu.header->push_back(c);
+    hdu.header->push_back(card("EXTNAME", Node::make_string(extname(path)), "extension name"));
+    hdu.data = table_copy;
+    planned_.push_back(std::move(hdu));
+    return true;
+  }
+
+  /// A primary-header card for a scalar whose key is a FITS keyword (the first one wins).
+  void scalar_card(NodePtr& header, const NodePtr& node, const std::string& path) {
+    const std::size_t slash = path.rfind('/');
+    const std::string key = upper(path.substr(slash + 1));
+    if (key.empty() || key.size() > 8 || key[0] < 'A' || key[0] > 'Z' ||
+        key.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != std::string::npos) {
+      return;
+    }
+    static const std::set<std::string> kReserved{
+        "SIMPLE", "BITPIX", "EXTEND", "XTENSION", "PCOUNT", "GCOUNT", "END", "BSCALE", "BZERO",
+        "BLANK", "BUNIT", "EXTNAME", "EXTVER", "COMMENT", "HISTORY", "CHECKSUM", "DATASUM",
+        "GROUPS", "TFIELDS", "THEAP", "CONTINUE", "EXTLEVEL", "INHERIT"};
+    if (kReserved.count(key) != 0 || key.starts_with("NAXIS") || used_.count(key) != 0) return;
+    if (!node->tag().empty()) return;
+    NodePtr value;
+    switch (node->kind()) {
+      case NodeKind::kBool:
+      case NodeKind::kInt: value = node; break;
+      case NodeKind::kFloat:
+        if (!std::isfinite(node->as_double())) return;
+        value = node;
+        break;
+      case NodeKind::kString: {
+        const std::string& s = node->as_string();
+        if (s.size() > 68) return;
+        for (char ch : s) {
+          if (ch < 0x20 || ch > 0x7e) return;
+        }
+        value = node;
+        break;
+      }
+      default: return;
+    }
+    used_.insert(key);
+    header->push_back(card(key, value, path.size() <= 40 ? "ASDF " + path : ""));
+  }
+
+  /// A unique EXTNAME from a tree path: its parts joined by '.', upper case, at most 68
+  /// characters.
+  std::string extname(const std::string& path) {
+    std::string name;
+    for (std::size_t i = 1; i <= path.size(); ++i) {
+      const char c = i < path.size() ? path[i] : '/';
+      if (c == '/') {
+        if (!name.empty() && name.back() != '.') name += '.';
+        continue;
+      }
+      name += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    }
+    while (!name.empty() && name.back() == '.') name.pop_back();
+    if (name.empty()) name = "DATA";
+    if (name.size() > 60) name = name.substr(name.size() - 60);
+    std::string unique = name;
+    for (int n = 2; names_.count(unique) != 0 || unique == "ASDF"; ++n) {
+      unique = name + "_" + std::to_string(n);
+    }
+    names_.insert(unique);
+    return unique;
+  }
+
+  const asdfcore::AsdfFile& file_;
+  std::string input_;
+  Blocks blocks_;  ///< Blocks of the intermediate fits-list file.
+  std::vector<PlannedHdu> planned_;
+  std::set<std::string> names_;
+  std::set<std::string> used_;
+  std::string skipped_table_;
+};
+
+std::vector<std::uint8_t> read_whole(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+}  // namespace
+
+ConversionReport write_asdf_in_fits(const std::string& input, const std::string& output,
+                                    const AsdfToFitsOptions& options) {
+  const asdfcore::AsdfFile file = asdfcore::AsdfFile::open(input);
+  NodePtr root = asdfcore::tree::deep_copy(file.resolved_tree());
+  Planner planner(file, input);
+  Blocks embedded_blocks;
+  HduReport notes;
+  std::vector<PlannedHdu> hdus;
+  try {
+    hdus = planner.plan(root, embedded_blocks, notes);
+  } catch (const Error& e) {
+    throw e.with_context(ErrorContext{.file = input});
+  }
+
+  compare::TempFolder temp("asdf-in-fits");
+  // The embedded ASDF file: the tree with image arrays pointing at their HDUs.
+  const std::string embedded_path = temp.file("embedded.asdf");
+  asdfcore::AsdfWriteOptions write;
+  write.asdf_standard = file.asdf_standard() == "1.6.0" ? "1.6.0" : "1.5.0";
+  write.layout.durable = false;
+  write.layout.block_index = false;
+  root->erase("asdf_library");
+  root->erase("history");
+  asdfcore::write_asdf(embedded_path, root, embedded_blocks.to_write(), write);
+  std::vector<std::uint8_t> embedded = read_whole(embedded_path);
+
+  // The ASDF extension: one row, one byte column.
+  PlannedHdu asdf_hdu;
+  const auto n = static_cast<std::int64_t>(embedded.size());
+  asdf_hdu.header->push_back(card("XTENSION", Node::make_string("BINTABLE"), "binary table extension"));
+  asdf_hdu.header->push_back(card("BITPIX", Node::make_int(8), "array data type"));
+  asdf_hdu.header->push_back(card("NAXIS", Node::make_int(2), "number of array dimensions"));
+  asdf_hdu.header->push_back(card("NAXIS1", Node::make_int(n), "length of dimension 1"));
+  asdf_hdu.header->push_back(card("NAXIS2", Node::make_int(1), "length of dimension 2"));
+  asdf_hdu.header->push_back(card("PCOUNT", Node::make_int(0), "number of group parameters"));
+  asdf_hdu.header->push_back(card("GCOUNT", Node::make_int(1), "number of groups"));
+  asdf_hdu.header->push_back(card("TFIELDS", Node::make_int(1), "number of table fields"));
+  asdf_hdu.header->push_back(card("TTYPE1", Node::make_string("ASDF_METADATA")));
+  asdf_hdu.header->push_back(card("TFORM1", Node::make_string(std::to_string(n) + "B")));
+  asdf_hdu.header->push_back(card("EXTNAME", Node::make_string("ASDF"), "extension name"));
+  asdfcore::ndarray::NDArrayNodeSpec spec;
+  asdfcore::ndarray::Field field;
+  field.name = "ASDF_METADATA";
+  field.dtype = DType::numeric(DTypeKind::kUInt8, ByteOrder::kBig);
+  field.shape = {static_cast<std::uint64_t>(n)};
+  spec.dtype = DType::structured({field});
+  spec.shape = {1};
+  spec.source = planner.blocks().add(std::move(embedded));
+  asdf_hdu.data = asdfcore::ndarray::make_ndarray_node(spec);
+  hdus.push_back(std::move(asdf_hdu));
+
+  // The intermediate file: the planned HDUs as a fits list, written by the fits-list writer.
+  NodePtr list = Node::make_sequence();
+  list->set_tag(kAstropyFitsTag);
+  for (auto& h : hdus) {
+    NodePtr item = Node::make_mapping();
+    item->set("header", h.header);
+    item->set("data", h.data ? h.data : Node::make_null());
+    list->push_back(item);
+  }
+  NodePtr plan_root = Node::make_mapping();
+  plan_root->set("fits", list);
+  const std::string plan_path = temp.file("plan.asdf");
+  write.asdf_standard = "1.5.0";
+  write.layout.block_index = true;
+  asdfcore::write_asdf(plan_path, plan_root, planner.blocks().to_write(), write);
+  ConversionReport report = convert_asdf_to_fits(plan_path, output, options);
+  report.input = input;
+  report.fits_tag.clear();
+  if (!notes.notes.empty() && !report.hdus.empty()) {
+    for (auto& note : notes.notes) report.hdus.front().notes.push_back(note);
+  }
+  report.bytes_in = std::filesystem::file_size(input);
+  return report;
+}
+
+}  // namespace fitsasdf
