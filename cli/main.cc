@@ -17,7 +17,7 @@ using fitsasdf::cli::Command;
 namespace {
 
 const Command kCommands[] = {
-    {"convert", "convert a FITS file to ASDF (every card, every pixel, units)",
+    {"convert", "convert FITS to ASDF or ASDF to FITS (every card, every pixel, units, tables)",
      fitsasdf::cli::run_convert},
     {"extract", "write the ASDF file embedded in a FITS file (JWST, AsdfInFits) on its own",
      fitsasdf::cli::run_extract},

@@ -238,9 +238,15 @@ class ImageConverter final : public HduConverter {
  public:
   std::string_view name() const noexcept override { return "image"; }
   bool accepts(const HduInput& input) const override {
-    return input.extent.type == 0 && !input.extent.tile_compressed &&
-           !(HeaderView(input.cards).value("GROUPS") && HeaderView(input.cards).integer("NAXIS1", -1) == 0 &&
-             HeaderView(input.cards).integer("NAXIS", 0) > 0);
+    const HeaderView header(input.cards);
+    // CFITSIO calls every HDU it cannot place an image; only the primary HDU and IMAGE
+    // extensions are (astropy agrees: other XTENSION values are non-standard extensions).
+    std::string xtension = header.string("XTENSION");
+    while (!xtension.empty() && xtension.back() == ' ') xtension.pop_back();
+    const bool image_kind = input.extent.index == 1 ? xtension.empty() : xtension == "IMAGE";
+    return image_kind && input.extent.type == 0 && !input.extent.tile_compressed &&
+           !(header.value("GROUPS") && header.integer("NAXIS1", -1) == 0 &&
+             header.integer("NAXIS", 0) > 0);
   }
   HduOutput convert(const HduInput& input, BlockSink& sink,
                     const ConvertOptions& options) const override {

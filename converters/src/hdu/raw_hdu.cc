@@ -1,5 +1,5 @@
-// Any HDU no other converter maps (tables until their converter lands, random groups, foreign
-// XTENSION values): the header's cards and the data bytes exactly as stored, so nothing is lost.
+// Any HDU no other converter maps (foreign XTENSION values such as 'IUEIMAGE' or 'A3DTABLE'):
+// the header's cards and the data bytes exactly as stored, so nothing is lost.
 #include "asdfcore/error.h"
 #include "asdfcore/ndarray/ndarray.h"
 #include "hdu/hdu_converter.h"
@@ -23,7 +23,8 @@ class RawConverter final : public HduConverter {
     const std::string xtension = header.string("XTENSION");
     out.report.notes.push_back(
         (xtension.empty() ? std::string("this HDU") : "XTENSION '" + xtension + "'") +
-        " is not mapped to ASDF types yet: its data bytes are kept as stored under `raw_data`");
+        " is not a kind fitsasdf maps to ASDF types: its data bytes are kept as stored under "
+        "`raw_data`");
     out.item = Node::make_mapping();
     out.item->set("header", header_node(input.cards));
     out.item->set("data", Node::make_null());
