@@ -11,12 +11,13 @@
                                with their EXTNAME, BUNIT and values; print {ok, arrays, hdus, error}
   asdf_in_fits.py compare-asdf A.asdf B.asdf
                                python asdf reads the same tree and array values from both
-  asdf_in_fits.py check FITS ASDF [--no-checksums]
+  asdf_in_fits.py check FITS ASDF [--no-checksums] [--warnings-allowed]
                                compare the tree and arrays python asdf reads from FITS (through
                                AsdfInFits.open) with those it reads from our ASDF (asdf.open,
                                validation on, checksums checked unless told not to: python asdf
                                2.14 checks compressed blocks against the MD5 of the decoded data,
                                the standard's is of the stored bytes; every warning an error);
+                               (--warnings-allowed: for files python itself warns about);
                                print a JSON record {ok, arrays, error}
 """
 import json
@@ -203,14 +204,14 @@ def walk(node, path=""):
         yield path, node
 
 
-def check(fits_path, asdf_path, validate_checksums):
+def check(fits_path, asdf_path, validate_checksums, warnings_allowed=False):
     import asdf
     from asdf import fits_embed
 
     out = {"ok": False, "arrays": 0}
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("error")
+            warnings.simplefilter("ignore" if warnings_allowed else "error")
             with fits_embed.AsdfInFits.open(fits_path) as ref, \
                     asdf.open(asdf_path, lazy_load=False, copy_arrays=True,
                               validate_checksums=validate_checksums) as ours:
@@ -248,4 +249,5 @@ if __name__ == "__main__":
     elif sys.argv[1] == "check-plain":
         check_plain(sys.argv[2], sys.argv[3])
     else:
-        check(sys.argv[2], sys.argv[3], "--no-checksums" not in sys.argv[4:])
+        check(sys.argv[2], sys.argv[3], "--no-checksums" not in sys.argv[4:],
+              "--warnings-allowed" in sys.argv[4:])

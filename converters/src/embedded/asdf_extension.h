@@ -4,8 +4,8 @@
 
 namespace fitsasdf::embedded {
 
-/// Return the 1-based index of the first extension whose EXTNAME is ASDF (any case, trailing
-/// blanks ignored), or 0 when there is none.
+/// Return the 1-based index of the first HDU (the primary one too, where old python asdf put
+/// it) whose EXTNAME is ASDF (any case, trailing blanks ignored), or 0 when there is none.
 int asdf_extension_index(const fits::FitsFile& file);
 
 }  // namespace fitsasdf::embedded

@@ -128,8 +128,7 @@ std::pair<std::string, long long> parse_source(const std::string& source,
 namespace embedded {
 
 int asdf_extension_index(const fits::FitsFile& file) {
-  for (const auto& extent : file.hdus()) {
-    if (extent.index == 1) continue;
+  for (const auto& extent : file.hdus()) {  // the primary HDU too (old python asdf wrote that)
     const hdu::HduInput in = hdu::read_hdu_input(file, extent);
     if (upper_trimmed(hdu::HeaderView(in.cards).string("EXTNAME")) == "ASDF") return extent.index;
   }

@@ -95,22 +95,37 @@ std::optional<std::pair<int, double>> image_form(DTypeKind kind) {
   }
 }
 
-/// Make `node` (an ndarray node) point at a new block of `blocks` holding its elements in C
-/// order, keeping its other keys (mask, ...). Returns the array as read.
-NDArray reblock(const NodePtr& node, const asdfcore::AsdfFile& file, const std::string& path,
-                Blocks& blocks) {
-  const NDArray array = file.array(*node, path);
+/// The keys of an ndarray node that say where and how its elements are stored.
+constexpr std::string_view kStorageKeys[] = {"source", "data",  "datatype", "byteorder",
+                                             "shape",  "offset", "strides"};
+
+/// Rewrite the ndarray `node` in place (a mapping, or an inline list) as a mapping of `entries`
+/// followed by its other keys (`mask`, ...), keeping its tag, so every path that reaches the
+/// node (YAML aliases) sees the new form.
+void rewrite_array_node(const NodePtr& node, const NodePtr& entries) {
+  NodePtr fresh = Node::make_mapping();
+  for (const auto& [k, v] : entries->entries()) fresh->set(k->as_string(), v);
+  if (node->is_mapping()) {
+    for (const auto& [k, v] : node->entries()) {
+      const bool storage =
+          k->is_string() && std::find(std::begin(kStorageKeys), std::end(kStorageKeys),
+                                      k->as_string()) != std::end(kStorageKeys);
+      if (!storage) fresh->entries().emplace_back(k, v);
+    }
+  }
+  const std::string tag = node->tag();
+  *node = *fresh;
+  node->set_tag(tag);
+}
+
+/// Make `node` (an ndarray node read as `array`) point at a new block of `blocks` holding its
+/// elements in C order in their stored byte order, keeping its tag and other keys (mask, ...).
+void reblock(const NodePtr& node, const NDArray& array, Blocks& blocks) {
   asdfcore::ndarray::NDArrayNodeSpec spec;
   spec.dtype = array.dtype();
   spec.shape = array.shape();
   spec.source = blocks.add(array.to_c_order(ByteOrder::kNotApplicable));
-  const NodePtr fresh = asdfcore::ndarray::make_ndarray_node(spec);
-  for (const char* key : {"source", "data", "datatype", "byteorder", "shape", "offset", "strides"}) {
-    node->erase(key);
-  }
-  for (const auto& [k, v] : fresh->entries()) node->set(k->as_string(), v);
-  node->set_tag(fresh->tag());
-  return array;
+  rewrite_array_node(node, asdfcore::ndarray::make_ndarray_node(spec));
 }
 
 /// The TFORM letter of a column kind.
@@ -141,9 +156,10 @@ struct PlannedHdu {
 
 class Planner {
  public:
-  Planner(const asdfcore::AsdfFile& file, const std::string& input) : file_(file), input_(input) {}
+  explicit Planner(const asdfcore::AsdfFile& file) : file_(file) {}
 
-  /// Plan every HDU; the embedded tree is `root` with image arrays replaced by fits sources.
+  /// Plan every HDU; the embedded tree is `root` with image arrays replaced by fits sources
+  /// and the other block arrays moved to `embedded_blocks`.
   std::vector<PlannedHdu> plan(const NodePtr& root, Blocks& embedded_blocks, HduReport& notes) {
     std::vector<PlannedHdu> hdus(1);
     NodePtr& primary = hdus.front().header;
@@ -151,52 +167,101 @@ class Planner {
     primary->push_back(card("BITPIX", Node::make_int(8), "array data type"));
     primary->push_back(card("NAXIS", Node::make_int(0), "number of array dimensions"));
     primary->push_back(card("EXTEND", Node::make_bool(true)));
-    std::vector<std::pair<NodePtr, std::string>> others;  // arrays left in the ASDF extension
 
+    // Every array is read before any node changes: a node reached twice (YAML aliases), or a
+    // mask array that is also an array of its own, is read once from the original file.
+    read_all(root);
     asdfcore::tree::walk(root, [&](const NodePtr& node, const std::string& path) {
       if (path == "/asdf_library" || path == "/history") return false;
       if (node->is_mapping() && starts_with(node->tag(), kQuantityTag)) {
         const NodePtr value = node->get("value");
-        const NodePtr unit = node->get("unit");
-        if (value && asdfcore::tree::is_ndarray(*value) &&
-            image_array(value, path + "/value", unit && unit->is_string() ? unit : nullptr)) {
+        if (value && asdfcore::tree::is_ndarray(*value)) {
+          const NodePtr unit = node->get("unit");
+          array(value, path + "/value", unit && unit->is_string() ? unit : nullptr);
           return false;
         }
         return true;
       }
       if (node->is_mapping() && (starts_with(node->tag(), kCoreTableTag) ||
                                  starts_with(node->tag(), kAstropyTableTag))) {
-        if (!table(node, path)) notes.notes.push_back(skipped_table_);
+        if (seen_tables_.insert(node.get()).second && !table(node, path)) {
+          notes.notes.push_back(skipped_table_);
+        }
         // The table stays whole in the ASDF extension too (its columns cannot point at the
         // BINTABLE's rows); its arrays get blocks there.
         asdfcore::tree::walk(node, [&](const NodePtr& n, const std::string& p) {
           if (!asdfcore::tree::is_ndarray(*n)) return true;
-          others.emplace_back(n, path + p);
+          keep(n, path + p);
           return false;
         });
         return false;
       }
       if (asdfcore::tree::is_ndarray(*node)) {
-        if (!image_array(node, path)) others.emplace_back(node, path);
+        array(node, path, nullptr);
         return false;
       }
       if (!node->is_mapping() && !node->is_sequence()) scalar_card(primary, node, path);
       return true;
     });
     for (auto& planned : planned_) hdus.push_back(std::move(planned));
-    for (const auto& [node, path] : others) reblock(node, file_, path, embedded_blocks);
+    for (const auto& [node, path] : kept_) reblock(node, read(node, path), embedded_blocks);
     return hdus;
   }
 
   Blocks& blocks() { return blocks_; }
 
  private:
+  /// Read every ndarray of `root` (and every mask array) into `arrays_`.
+  void read_all(const NodePtr& root) {
+    asdfcore::tree::walk(root, [&](const NodePtr& node, const std::string& path) {
+      if (path == "/asdf_library" || path == "/history") return false;
+      if (!asdfcore::tree::is_ndarray(*node)) return true;
+      read_with_mask(node, path);
+      return false;
+    });
+  }
+
+  void read_with_mask(const NodePtr& node, const std::string& path) {
+    read(node, path);
+    const NodePtr mask = node->is_mapping() ? node->get("mask") : nullptr;
+    if (mask && asdfcore::tree::is_ndarray(*mask)) read_with_mask(mask, path + "/mask");
+  }
+
+  /// Return the array of `node` as read from the original file (read on first use).
+  const NDArray& read(const NodePtr& node, const std::string& path) {
+    auto it = arrays_.find(node.get());
+    if (it == arrays_.end()) it = arrays_.emplace(node.get(), file_.array(*node, path)).first;
+    return it->second;
+  }
+
+  /// Plan the array `node` at `path`, once however many paths reach it: an IMAGE extension
+  /// when FITS can hold it, else kept in the ASDF extension; then its mask array, if any.
+  void array(const NodePtr& node, const std::string& path, const NodePtr& unit) {
+    if (!seen_arrays_.insert(node.get()).second) return;
+    const NodePtr mask = node->is_mapping() ? node->get("mask") : nullptr;
+    if (!image_array(node, path, unit)) keep(node, path);
+    if (mask && asdfcore::tree::is_ndarray(*mask)) array(mask, path + "/mask", nullptr);
+  }
+
+  /// Keep the array `node` in the ASDF extension: a block of the embedded file, or its inline
+  /// values as they are (they need no block, and inline nulls stay nulls).
+  void keep(const NodePtr& node, const std::string& path) {
+    if (!kept_nodes_.insert(node.get()).second) return;
+    seen_arrays_.insert(node.get());
+    const NodePtr mask = node->is_mapping() ? node->get("mask") : nullptr;
+    if (!read(node, path).is_inline()) kept_.emplace_back(node, path);
+    if (mask && asdfcore::tree::is_ndarray(*mask)) array(mask, path + "/mask", nullptr);
+  }
+
   /// Plan an IMAGE extension for the array at `path` when FITS can hold it; rewrite the node
   /// as a fits source. Return false (node untouched) when it stays in the ASDF extension.
-  bool image_array(const NodePtr& node, const std::string& path, const NodePtr& unit = nullptr) {
-    const NDArray array = file_.array(*node, path);
+  bool image_array(const NodePtr& node, const std::string& path, const NodePtr& unit) {
+    const NDArray& array = read(node, path);
     const auto form = image_form(array.dtype().kind());
-    if (!form || array.size() == 0 || array.ndim() == 0 || array.ndim() > 999) return false;
+    if (!form || array.size() == 0 || array.ndim() == 0 || array.ndim() > 999 ||
+        !array.mask().nulls.empty()) {
+      return false;
+    }
     PlannedHdu hdu;
     const std::string name = extname(path);
     hdu.header->push_back(card("XTENSION", Node::make_string("IMAGE"), "Image extension"));
@@ -221,24 +286,26 @@ class Planner {
     hdu.header->push_back(card("EXTNAME", Node::make_string(name), "extension name"));
     hdu.header->push_back(card("EXTVER", Node::make_int(1), "extension value"));
     if (unit) hdu.header->push_back(card("BUNIT", unit, "physical unit of the array values"));
-    const DType big = array.dtype().with_byte_order(ByteOrder::kBig);
     asdfcore::ndarray::NDArrayNodeSpec spec;
-    spec.dtype = big;
+    spec.dtype = array.dtype().with_byte_order(ByteOrder::kBig);
     spec.shape = array.shape();
     spec.source = blocks_.add(array.to_c_order(ByteOrder::kBig));
     hdu.data = asdfcore::ndarray::make_ndarray_node(spec);
     planned_.push_back(std::move(hdu));
 
-    // In the ASDF extension, as python asdf writes an array that lives in an HDU.
-    for (const char* key : {"source", "data", "datatype", "byteorder", "shape", "offset", "strides"}) {
-      node->erase(key);
-    }
-    node->set("source", Node::make_string("fits:" + name + ",1"));
-    node->set("datatype", Node::make_string(big.name()));
-    node->set("byteorder", Node::make_string("big"));
+    // In the ASDF extension, as python asdf writes an array that lives in an HDU, with the
+    // byte order the array had, so that reading it back gives the same dtype (python asdf
+    // takes the dtype from the HDU's data and ignores it).
+    NodePtr entries = Node::make_mapping();
+    entries->set("source", Node::make_string("fits:" + name + ",1"));
+    entries->set("datatype", Node::make_string(array.dtype().name()));
+    entries->set("byteorder", Node::make_string(std::string(
+                                  asdfcore::ndarray::asdf_byteorder_name(array.dtype().byte_order()))));
     NodePtr shape = Node::make_sequence();
+    shape->collection_style = asdfcore::tree::CollectionStyle::kFlow;
     for (auto n : array.shape()) shape->push_back(Node::make_int(static_cast<std::int64_t>(n)));
-    node->set("shape", shape);
+    entries->set("shape", shape);
+    rewrite_array_node(node, entries);
     return true;
   }
 
