@@ -146,12 +146,7 @@ int run_convert(const std::vector<std::string>& args) {
   } else if (tag != "auto") {
     throw po::error("--fits-tag takes auto, standard or astropy, not '" + tag + "'");
   }
-  const std::string compress = vm["compress"].as<std::string>();
-  if (compress == "zlib" || compress == "bzp2" || compress == "lz4") {
-    options.compression = compress;
-  } else if (compress != "none") {
-    throw po::error("--compress takes zlib, bzp2, lz4 or none, not '" + compress + "'");
-  }
+  options.compression = block_compression(vm["compress"].as<std::string>());
   options.native_byte_order = vm.count("native-byteorder") > 0;
   options.native_view = vm.count("no-native-view") == 0;
   options.durable = vm.count("no-fsync") == 0;

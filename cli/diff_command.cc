@@ -3,6 +3,7 @@
 #include <boost/program_options.hpp>
 #include <iostream>
 
+#include "command_line.h"
 #include "commands.h"
 #include "compare_report.h"
 #include "exit_codes.h"
@@ -47,30 +48,18 @@ int run_diff(const std::vector<std::string>& args) {
       "exact",
       "FITS: compare as verify does (cards in place, data byte for byte) instead of "
       "fitsdiff's rules")("files", po::value<std::vector<std::string>>(), "the two files");
-  po::positional_options_description pos;
-  pos.add("files", -1);
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << opts;
-    return kExitOk;
-  }
-  const auto files =
-      vm.count("files") ? vm["files"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  if (!parse_command_line(args, opts, "files", vm, -1)) return kExitOk;
+  const std::vector<std::string> files = values_of(vm, "files");
   if (files.size() != 2) throw po::error("fitsasdf diff takes two files");
   CompareOptions options;
   options.mode = vm.count("exact") ? CompareMode::kVerify : CompareMode::kDiff;
   options.max_listed = vm["max-differences"].as<std::size_t>();
-  if (vm.count("ignore-keywords")) {
-    options.ignore_keywords = split_list(vm["ignore-keywords"].as<std::vector<std::string>>());
-  }
-  if (vm.count("ignore")) {
-    options.ignore_paths = split_list(vm["ignore"].as<std::vector<std::string>>());
-    for (const auto& p : options.ignore_paths) {
-      if (!p.starts_with("/")) {
-        throw po::error("--ignore takes JSON Pointers starting with '/', not '" + p + "'");
-      }
+  options.ignore_keywords = split_list(values_of(vm, "ignore-keywords"));
+  options.ignore_paths = split_list(values_of(vm, "ignore"));
+  for (const auto& p : options.ignore_paths) {
+    if (!p.starts_with("/")) {
+      throw po::error("--ignore takes JSON Pointers starting with '/', not '" + p + "'");
     }
   }
   const DiffReport report = diff_files(files[0], files[1], options);

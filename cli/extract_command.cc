@@ -25,12 +25,7 @@ int run_extract(const std::vector<std::string>& args) {
   if (!parse_command_line(args, opts, "input", vm)) return kExitOk;
   if (!vm.count("input")) throw po::error("fitsasdf extract needs an input file");
   ConvertOptions options;
-  const std::string compress = vm["compress"].as<std::string>();
-  if (compress == "zlib" || compress == "bzp2" || compress == "lz4") {
-    options.compression = compress;
-  } else if (compress != "none") {
-    throw po::error("--compress takes zlib, bzp2, lz4 or none, not '" + compress + "'");
-  }
+  options.compression = block_compression(vm["compress"].as<std::string>());
   options.durable = vm.count("no-fsync") == 0;
   options.checksums = vm.count("no-checksum") == 0;
   const std::string input = vm["input"].as<std::string>();

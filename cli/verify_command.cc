@@ -2,6 +2,7 @@
 #include <boost/program_options.hpp>
 #include <iostream>
 
+#include "command_line.h"
 #include "commands.h"
 #include "compare_report.h"
 #include "exit_codes.h"
@@ -26,28 +27,15 @@ int run_verify(const std::vector<std::string>& args) {
       "round trip only: compress the ASDF blocks (zlib, bzp2, lz4 or none)")(
       "native-byteorder", "round trip only: write the ASDF arrays in this machine's byte order")(
       "files", po::value<std::vector<std::string>>(), "the files");
-  po::positional_options_description pos;
-  pos.add("files", -1);
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << opts;
-    return kExitOk;
-  }
-  const auto files =
-      vm.count("files") ? vm["files"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  if (!parse_command_line(args, opts, "files", vm, -1)) return kExitOk;
+  const std::vector<std::string> files = values_of(vm, "files");
   if (files.empty() || files.size() > 2) {
     throw po::error("fitsasdf verify takes one FITS file, or a FITS file and an ASDF file");
   }
   VerifyOptions options;
   options.max_listed = vm["max-differences"].as<std::size_t>();
-  const std::string compress = vm["compress"].as<std::string>();
-  if (compress == "zlib" || compress == "bzp2" || compress == "lz4") {
-    options.convert.compression = compress;
-  } else if (compress != "none") {
-    throw po::error("--compress takes zlib, bzp2, lz4 or none, not '" + compress + "'");
-  }
+  options.convert.compression = block_compression(vm["compress"].as<std::string>());
   options.convert.native_byte_order = vm.count("native-byteorder") > 0;
   options.convert.durable = false;  // a temporary file
 

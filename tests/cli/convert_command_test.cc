@@ -13,20 +13,17 @@
 #include <sstream>
 
 #include "support/catch.h"
+#include "support/fits_builder.h"
 #include "support/paths.h"
 #include "support/run.h"
 #include "support/temp_dir.h"
 
 using namespace fitsasdf::test;
+using fitsasdf::test::fits_builder::card;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
-
-RunResult cli(std::vector<std::string> args) {
-  args.insert(args.begin(), cli_path().string());
-  return run(args);
-}
 
 int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
 
@@ -49,42 +46,25 @@ std::string read_file(const fs::path& path) {
   return s.str();
 }
 
-/// A header card "KEY     = value": numbers and logicals right-aligned to column 30, strings
-/// (given with their quotes) from column 11, as the FITS standard's fixed format has them.
-std::string kv(std::string key, const std::string& value) {
-  key.resize(8, ' ');
-  std::string v = value;
-  if (!v.starts_with("'") && v.size() < 20) v.insert(0, 20 - v.size(), ' ');
-  return key + "= " + v;
-}
-
-/// One HDU: `cards` then END, padded with blanks to 2880 bytes, then `nbytes` of data (a byte
-/// ramp) padded with zeros to 2880 bytes.
+/// One HDU: `cards`, then `nbytes` of data (a byte ramp).
 std::string hdu(const std::vector<std::string>& cards, std::size_t nbytes) {
-  std::string out;
-  for (std::string c : cards) {
-    c.resize(80, ' ');
-    out += c;
-  }
-  out += std::string("END").append(77, ' ');
-  out.resize((out.size() + 2879) / 2880 * 2880, ' ');
-  for (std::size_t i = 0; i < nbytes; ++i) out += static_cast<char>(i * 7 % 251);
-  out.resize((out.size() + 2879) / 2880 * 2880, '\0');
-  return out;
+  std::string data;
+  for (std::size_t i = 0; i < nbytes; ++i) data += static_cast<char>(i * 7 % 251);
+  return fits_builder::hdu(cards, data);
 }
 
 /// A primary 16-bit image of `n` pixels (header 2880 bytes, data from byte 2880).
 std::string image_fits(int n, std::vector<std::string> extra = {}) {
-  std::vector<std::string> cards{kv("SIMPLE", "T"), kv("BITPIX", "16"), kv("NAXIS", "1"),
-                                 kv("NAXIS1", std::to_string(n))};
+  std::vector<std::string> cards{card("SIMPLE", "T"), card("BITPIX", "16"), card("NAXIS", "1"),
+                                 card("NAXIS1", std::to_string(n))};
   cards.insert(cards.end(), extra.begin(), extra.end());
   return hdu(cards, 2 * static_cast<std::size_t>(n));
 }
 
 std::string extension(const std::string& name, int bitpix, int n) {
-  return hdu({kv("XTENSION", "'IMAGE   '"), kv("BITPIX", std::to_string(bitpix)), kv("NAXIS", "1"),
-              kv("NAXIS1", std::to_string(n)), kv("PCOUNT", "0"), kv("GCOUNT", "1"),
-              kv("EXTNAME", "'" + name + "'")},
+  return hdu({card("XTENSION", "'IMAGE   '"), card("BITPIX", std::to_string(bitpix)),
+              card("NAXIS", "1"), card("NAXIS1", std::to_string(n)), card("PCOUNT", "0"),
+              card("GCOUNT", "1"), card("EXTNAME", "'" + name + "'")},
              static_cast<std::size_t>(n) * static_cast<std::size_t>(std::abs(bitpix) / 8));
 }
 
@@ -92,8 +72,7 @@ std::string extension(const std::string& name, int bitpix, int n) {
 /// data 5760..17760, padded to 20160) and ERR with 100 int16 (header 20160..23040, data from
 /// 23040).
 struct Mef {
-  std::string primary =
-      hdu({kv("SIMPLE", "T"), kv("BITPIX", "8"), kv("NAXIS", "0"), kv("EXTEND", "T")}, 0);
+  std::string primary = fits_builder::empty_primary();
   std::string sci = extension("SCI", 32, 3000);
   std::string err = extension("ERR", 16, 100);
   std::string bytes() const { return primary + sci + err; }
@@ -114,7 +93,7 @@ void expect_refused(const fs::path& input, int status, const std::string& says,
                                              {"convert", input.string(), "-o", output.string()}};
   for (auto& args : runs) {
     args.insert(args.end(), extra.begin(), extra.end());
-    const RunResult r = cli(args);
+    const RunResult r = run_cli(args);
     INFO(join(args) << "\nstdout: " << r.out << "\nstderr: " << r.err);
     CHECK(r.status == status);
     CHECK(r.out.empty());
@@ -191,12 +170,8 @@ TEST_CASE("convert refuses damaged FITS files with exit 2 and no output", "[cli]
     expect_refused(dir / "quote.fits", 2, "card 5 ('KEY     = 'abc'): astropy cannot parse");
   }
   SECTION("no END card") {
-    std::string header;
-    for (std::string c :
-         {kv("SIMPLE", "T"), kv("BITPIX", "16"), kv("NAXIS", "1"), kv("NAXIS1", "4")}) {
-      c.resize(80, ' ');
-      header += c;
-    }
+    std::string header =
+        card("SIMPLE", "T") + card("BITPIX", "16") + card("NAXIS", "1") + card("NAXIS1", "4");
     header.resize(2880, ' ');
     write_file(dir / "no_end.fits", header + std::string(2880, '\0'));
     expect_refused(dir / "no_end.fits", 2, "END");
@@ -229,7 +204,7 @@ TEST_CASE("convert reports files it cannot read or write with exit 3 and no outp
   const std::set<std::string> before = listing(dir.path());
   for (const fs::path& output :
        {dir / "no_such_folder" / "out.asdf", dir / "image.fits" / "out.asdf"}) {
-    const RunResult r = cli({"convert", (dir / "image.fits").string(), "-o", output.string()});
+    const RunResult r = run_cli({"convert", (dir / "image.fits").string(), "-o", output.string()});
     INFO(output << "\n" << r.err);
     CHECK(r.status == 3);
     CHECK(lines(r.err) == 1);
@@ -239,8 +214,8 @@ TEST_CASE("convert reports files it cannot read or write with exit 3 and no outp
   if (geteuid() != 0) {  // root writes anywhere
     fs::create_directory(dir / "read_only");
     fs::permissions(dir / "read_only", fs::perms::owner_read | fs::perms::owner_exec);
-    const RunResult r = cli({"convert", (dir / "image.fits").string(), "-o",
-                             (dir / "read_only" / "out.asdf").string()});
+    const RunResult r = run_cli({"convert", (dir / "image.fits").string(), "-o",
+                                 (dir / "read_only" / "out.asdf").string()});
     INFO(r.err);
     CHECK(r.status == 3);
     CHECK(lines(r.err) == 1);
@@ -267,7 +242,7 @@ TEST_CASE("convert rejects a wrong command line with exit 4 and no output", "[cl
   for (const auto& [extra, says] : cases) {
     std::vector<std::string> args{"convert", in};
     args.insert(args.end(), extra.begin(), extra.end());
-    const RunResult r = cli(args);
+    const RunResult r = run_cli(args);
     INFO(join(args) << "\n" << r.err);
     CHECK(r.status == 4);
     CHECK(r.out.empty());
@@ -275,7 +250,7 @@ TEST_CASE("convert rejects a wrong command line with exit 4 and no output", "[cl
     CHECK(r.err.find(says) != std::string::npos);
     CHECK(listing(dir.path()) == before);
   }
-  const RunResult r = cli({"convert"});
+  const RunResult r = run_cli({"convert"});
   CHECK(r.status == 4);
   CHECK(lines(r.err) == 1);
   CHECK(r.err.find("input") != std::string::npos);
@@ -291,7 +266,7 @@ TEST_CASE("a failed conversion leaves an existing output as it was", "[cli][conv
   TempDir dir;
   write_file(dir / "cut.fits", image_fits(3000).substr(0, 5000));
   write_file(dir / "cut.asdf", "an earlier result\n");
-  const RunResult r = cli({"convert", (dir / "cut.fits").string()});
+  const RunResult r = run_cli({"convert", (dir / "cut.fits").string()});
   CHECK(r.status == 2);
   CHECK(read_file(dir / "cut.asdf") == "an earlier result\n");
   CHECK(listing(dir.path()) == std::set<std::string>{"cut.fits", "cut.asdf"});
@@ -309,7 +284,7 @@ TEST_CASE("convert names the output after the input", "[cli][convert]") {
       {"a.fits", "a.asdf"},        {"b.fit", "b.asdf"},     {"c.fts", "c.asdf"},
       {"d.image", "d.image.asdf"}, {"e.fits.gz", "e.asdf"}, {"f.fits.bz2", "f.asdf"}};
   for (const auto& [in, out] : names) {
-    const RunResult r = cli({"convert", (dir / in).string(), "-q", "--no-fsync"});
+    const RunResult r = run_cli({"convert", (dir / in).string(), "-q", "--no-fsync"});
     INFO(in << ": " << r.err);
     CHECK(r.status == 0);
     CHECK(fs::is_regular_file(dir / out));
@@ -324,7 +299,7 @@ TEST_CASE("convert names the output after the input", "[cli][convert]") {
   // -o wins over the default, and an existing output is replaced.
   write_file(dir / "chosen.asdf", "old");
   const RunResult r =
-      cli({"convert", (dir / "a.fits").string(), "-o", (dir / "chosen.asdf").string(), "-q"});
+      run_cli({"convert", (dir / "a.fits").string(), "-o", (dir / "chosen.asdf").string(), "-q"});
   CHECK(r.status == 0);
   CHECK(read_file(dir / "chosen.asdf").starts_with("#ASDF 1.0.0\n"));
 }
@@ -336,14 +311,14 @@ TEST_CASE("convert prints a summary, a JSON report with --json, and nothing with
   const std::string in = (dir / "mef.fits").string();
   const std::string out = (dir / "mef.asdf").string();
 
-  RunResult r = cli({"convert", in, "--no-fsync"});
+  RunResult r = run_cli({"convert", in, "--no-fsync"});
   INFO(r.err);
   REQUIRE(r.status == 0);
   CHECK(r.err.empty());
   CHECK(r.out.starts_with(in + " -> " + out + " (3 HDUs, "));
   CHECK(r.out.find("HDU 2 SCI: image") != std::string::npos);
 
-  r = cli({"convert", in, "--no-fsync", "--json"});
+  r = run_cli({"convert", in, "--no-fsync", "--json"});
   REQUIRE(r.status == 0);
   CHECK(r.err.empty());
   const auto j = nlohmann::ordered_json::parse(r.out);
@@ -370,12 +345,12 @@ TEST_CASE("convert prints a summary, a JSON report with --json, and nothing with
   }
 
   fs::remove(out);
-  r = cli({"convert", in, "-q", "--no-fsync"});
+  r = run_cli({"convert", in, "-q", "--no-fsync"});
   CHECK(r.status == 0);
   CHECK(r.out.empty());
   CHECK(r.err.empty());
   CHECK(fs::is_regular_file(out));
-  r = cli({"convert", in, "--quiet", "--no-fsync"});
+  r = run_cli({"convert", in, "--quiet", "--no-fsync"});
   CHECK(r.status == 0);
   CHECK(r.out.empty());
   CHECK(r.err.empty());
@@ -386,7 +361,7 @@ TEST_CASE("a file cut inside its last padding converts, and the report says so",
   // 10 pixels = 20 data bytes; the padding to 2880 is missing (a writer that does not pad, or a
   // file cut after its data).
   write_file(dir / "short.fits", image_fits(10).substr(0, 2880 + 20));
-  const RunResult r = cli({"convert", (dir / "short.fits").string(), "--json", "--no-fsync"});
+  const RunResult r = run_cli({"convert", (dir / "short.fits").string(), "--json", "--no-fsync"});
   INFO(r.err);
   REQUIRE(r.status == 0);
   const json j = json::parse(r.out);
@@ -402,8 +377,8 @@ TEST_CASE("convert stores block checksums unless told not to", "[cli][convert]")
     const std::string out = (dir / (with ? "sum.asdf" : "nosum.asdf")).string();
     std::vector<std::string> args{"convert", (dir / "img.fits").string(), "-o", out, "-q"};
     if (!with) args.push_back("--no-checksum");
-    REQUIRE(cli(args).status == 0);
-    const RunResult info = cli({"info", "--blocks", "--json", out});
+    REQUIRE(run_cli(args).status == 0);
+    const RunResult info = run_cli({"info", "--blocks", "--json", out});
     REQUIRE(info.status == 0);
     const auto j = nlohmann::json::parse(info.out);
     REQUIRE(j["blocks"].size() == 1);

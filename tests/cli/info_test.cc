@@ -11,33 +11,29 @@
 using namespace fitsasdf::test;
 
 namespace {
-RunResult cli(std::vector<std::string> args) {
-  args.insert(args.begin(), cli_path().string());
-  return run(args);
-}
 int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
 }  // namespace
 
 TEST_CASE("version, help and usage errors", "[cli]") {
-  auto r = cli({"--version"});
+  auto r = run_cli({"--version"});
   CHECK(r.status == 0);
   CHECK(r.out.starts_with("fitsasdf "));
-  r = cli({"--help"});
+  r = run_cli({"--help"});
   CHECK(r.status == 0);
   CHECK(r.out.find("info") != std::string::npos);
-  CHECK(cli({}).status == 4);
-  CHECK(cli({"frobnicate"}).status == 4);
-  CHECK(cli({"info", "--no-such-option", "x"}).status == 4);
-  CHECK(cli({"info"}).status == 4);
+  CHECK(run_cli({}).status == 4);
+  CHECK(run_cli({"frobnicate"}).status == 4);
+  CHECK(run_cli({"info", "--no-such-option", "x"}).status == 4);
+  CHECK(run_cli({"info"}).status == 4);
 }
 
 TEST_CASE("info prints the block list of the bundled sample", "[cli]") {
   const auto sample = (samples_dir() / "compressed.asdf").string();
-  auto r = cli({"info", "--blocks", sample});
+  auto r = run_cli({"info", "--blocks", sample});
   INFO(r.err);
   REQUIRE(r.status == 0);
   CHECK(r.out.find("zlib") != std::string::npos);
-  r = cli({"info", "--blocks", "--json", sample});
+  r = run_cli({"info", "--blocks", "--json", sample});
   REQUIRE(r.status == 0);
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j["blocks"].size() == 2);
@@ -47,17 +43,17 @@ TEST_CASE("info prints the block list of the bundled sample", "[cli]") {
 TEST_CASE("an unreadable file gives one line on stderr and a documented status", "[cli]") {
   TempDir dir;
   std::ofstream(dir / "page.asdf") << "<html><body>Not found</body></html>\n";
-  auto r = cli({"info", (dir / "page.asdf").string()});
+  auto r = run_cli({"info", (dir / "page.asdf").string()});
   CHECK(r.status == 2);
   CHECK(r.out.empty());
   CHECK(lines(r.err) == 1);
   CHECK(r.err.find("page.asdf") != std::string::npos);
 
-  r = cli({"info", (dir / "missing.asdf").string()});
+  r = run_cli({"info", (dir / "missing.asdf").string()});
   CHECK(r.status == 3);
   CHECK(lines(r.err) == 1);
 
-  r = cli({"info", dir.path().string()});
+  r = run_cli({"info", dir.path().string()});
   CHECK(r.status == 3);
   CHECK(r.err.find("directory") != std::string::npos);
 }

@@ -20,11 +20,6 @@ namespace {
 
 using Md5s = std::map<std::string, std::string>;  // JSON pointer -> md5
 
-RunResult cli(std::vector<std::string> args) {
-  args.insert(args.begin(), cli_path().string());
-  return run(args);
-}
-
 const json& oracle() {
   static const json o = [] {
     std::ifstream in(corpus_dir() / "oracle.json");
@@ -86,7 +81,7 @@ TEST_CASE("to-yaml inlines every array: python reads the oracle's md5s", "[cli]"
   std::vector<std::string> outputs;
   for (const auto& name : names) {
     const std::string out = (dir / ("inline_" + name)).string();
-    const RunResult r = cli({"to-yaml", reference_file(name), "-o", out});
+    const RunResult r = run_cli({"to-yaml", reference_file(name), "-o", out});
     INFO(name << ": " << r.err);
     REQUIRE(r.status == 0);
     CHECK(r.err.empty());
@@ -108,8 +103,8 @@ TEST_CASE("to-yaml inlines every array: python reads the oracle's md5s", "[cli]"
   // negative NaN of -inf/inf, so no inline form can keep those bits: python and we must at
   // least read the inlined file alike.
   const std::string floats = (dir / "inline_float.asdf").string();
-  REQUIRE(cli({"to-yaml", reference_file("float.asdf"), "-o", floats}).status == 0);
-  const RunResult info = cli({"info", "--json", floats});
+  REQUIRE(run_cli({"to-yaml", reference_file("float.asdf"), "-o", floats}).status == 0);
+  const RunResult info = run_cli({"info", "--json", floats});
   REQUIRE(info.status == 0);
   const json ours = json::parse(info.out);
   Md5s our_md5s;
@@ -125,7 +120,8 @@ TEST_CASE("defragment with each --compress choice: python reads the oracle's md5
        {"compressed.asdf", "stream.asdf", "shared.asdf", "exploded.asdf"}) {
     for (const std::string codec : {"zlib", "bzp2", "lz4", "none", "input"}) {
       const std::string out = (dir / (codec + "_" + name)).string();
-      const RunResult r = cli({"defragment", reference_file(name), "-o", out, "--compress", codec});
+      const RunResult r =
+          run_cli({"defragment", reference_file(name), "-o", out, "--compress", codec});
       INFO(name << " --compress " << codec << ": " << r.err);
       REQUIRE(r.status == 0);
       cases.emplace_back(name, out);
@@ -133,7 +129,7 @@ TEST_CASE("defragment with each --compress choice: python reads the oracle's md5
   }
   // Without --compress the input's compression is kept.
   const std::string kept = (dir / "default_compressed.asdf").string();
-  REQUIRE(cli({"defragment", reference_file("compressed.asdf"), "-o", kept}).status == 0);
+  REQUIRE(run_cli({"defragment", reference_file("compressed.asdf"), "-o", kept}).status == 0);
   cases.emplace_back("compressed.asdf", kept);
 
   std::vector<std::string> outputs;
@@ -146,7 +142,7 @@ TEST_CASE("defragment with each --compress choice: python reads the oracle's md5
 
   // The blocks carry the codec asked for.
   auto codecs = [](const std::string& file) {
-    const RunResult r = cli({"info", "--blocks", "--json", file});
+    const RunResult r = run_cli({"info", "--blocks", "--json", file});
     REQUIRE(r.status == 0);
     const json info = json::parse(r.out);
     std::vector<json> labels;
@@ -162,7 +158,7 @@ TEST_CASE("defragment with each --compress choice: python reads the oracle's md5
 TEST_CASE("explode and implode: python reads the oracle's md5s from both", "[cli]") {
   TempDir dir;
   const RunResult r =
-      cli({"explode", reference_file("compressed.asdf"), "-o", (dir / "split.asdf").string()});
+      run_cli({"explode", reference_file("compressed.asdf"), "-o", (dir / "split.asdf").string()});
   INFO(r.err);
   REQUIRE(r.status == 0);
   // It lists what it wrote, the tree file first.
@@ -172,11 +168,11 @@ TEST_CASE("explode and implode: python reads the oracle's md5s from both", "[cli
         std::set<std::string>{"split.asdf", "split0000.asdf", "split0001.asdf"});
 
   const std::string joined = (dir / "joined.asdf").string();
-  REQUIRE(cli({"implode", (dir / "split.asdf").string(), "-o", joined}).status == 0);
+  REQUIRE(run_cli({"implode", (dir / "split.asdf").string(), "-o", joined}).status == 0);
   const std::string joined_corpus = (dir / "joined_corpus.asdf").string();
-  REQUIRE(
-      cli({"implode", reference_file("exploded.asdf"), "-o", joined_corpus, "--compress", "zlib"})
-          .status == 0);
+  REQUIRE(run_cli({"implode", reference_file("exploded.asdf"), "-o", joined_corpus, "--compress",
+                   "zlib"})
+              .status == 0);
 
   const std::string split = (dir / "split.asdf").string();
   const auto got = python_md5s({split, joined, joined_corpus});
@@ -190,27 +186,29 @@ TEST_CASE("rewrite commands: usage, missing input and non-ASDF input", "[cli]") 
   const std::string out = (dir / "out.asdf").string();
 
   // An unknown codec is a usage error, and nothing is written.
-  RunResult r = cli({"defragment", reference_file("basic.asdf"), "-o", out, "--compress", "gzip"});
+  RunResult r =
+      run_cli({"defragment", reference_file("basic.asdf"), "-o", out, "--compress", "gzip"});
   CHECK(r.status == 4);
   CHECK(r.err.find("gzip") != std::string::npos);
   CHECK_FALSE(fs::exists(out));
-  CHECK(cli({"implode", reference_file("exploded.asdf"), "-o", out, "--compress", "gzip"}).status ==
-        4);
-  CHECK(cli({"defragment", reference_file("basic.asdf")}).status == 4);  // no -o
-  CHECK(cli({"to-yaml", "-o", out}).status == 4);                        // no input
-  CHECK(cli({"explode", reference_file("basic.asdf"), "-o", out, "--compress", "zlib"}).status ==
-        4);  // explode takes no --compress
+  CHECK(run_cli({"implode", reference_file("exploded.asdf"), "-o", out, "--compress", "gzip"})
+            .status == 4);
+  CHECK(run_cli({"defragment", reference_file("basic.asdf")}).status == 4);  // no -o
+  CHECK(run_cli({"to-yaml", "-o", out}).status == 4);                        // no input
+  CHECK(
+      run_cli({"explode", reference_file("basic.asdf"), "-o", out, "--compress", "zlib"}).status ==
+      4);  // explode takes no --compress
   CHECK(listing(dir.path()).empty());
 
   std::ofstream(dir / "page.html") << "<html><body>Not found</body></html>\n";
   for (const std::string command : {"to-yaml", "defragment", "explode", "implode"}) {
     INFO(command);
-    r = cli({command, (dir / "missing.asdf").string(), "-o", out});
+    r = run_cli({command, (dir / "missing.asdf").string(), "-o", out});
     CHECK(r.status == 3);
     CHECK(r.err.find("missing.asdf") != std::string::npos);
     CHECK_FALSE(fs::exists(out));
 
-    r = cli({command, (dir / "page.html").string(), "-o", out});
+    r = run_cli({command, (dir / "page.html").string(), "-o", out});
     CHECK(r.status == 2);
     CHECK(r.err.find("page.html") != std::string::npos);
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
@@ -220,7 +218,7 @@ TEST_CASE("rewrite commands: usage, missing input and non-ASDF input", "[cli]") 
 
 TEST_CASE("info shows the tree outline; --json has tags, arrays and warnings", "[cli]") {
   const std::string file = reference_file("basic.asdf");
-  RunResult r = cli({"info", file});
+  RunResult r = run_cli({"info", file});
   INFO(r.err);
   REQUIRE(r.status == 0);
   INFO(r.out);
@@ -230,7 +228,7 @@ TEST_CASE("info shows the tree outline; --json has tags, arrays and warnings", "
         std::string::npos);
   CHECK(r.out.find("history") != std::string::npos);
 
-  r = cli({"info", "--json", file});
+  r = run_cli({"info", "--json", file});
   REQUIRE(r.status == 0);
   const json j = json::parse(r.out);
   REQUIRE(j.contains("tags"));
@@ -250,7 +248,7 @@ TEST_CASE("info shows the tree outline; --json has tags, arrays and warnings", "
   std::ofstream(dir / "future.asdf") << "#ASDF 1.0.0\n#ASDF_STANDARD 1.6.0\n%YAML 1.1\n"
                                         "%TAG ! tag:stsci.edu:asdf/\n--- !core/asdf-1.1.0\n"
                                         "x: !core/complex-1.5.0 '1+2j'\n...\n";
-  r = cli({"info", "--json", (dir / "future.asdf").string()});
+  r = run_cli({"info", "--json", (dir / "future.asdf").string()});
   REQUIRE(r.status == 0);
   const json w = json::parse(r.out)["warnings"];
   REQUIRE(w.size() == 1);

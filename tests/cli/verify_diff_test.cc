@@ -22,11 +22,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-RunResult cli(std::vector<std::string> args) {
-  args.insert(args.begin(), cli_path().string());
-  return run(args);
-}
-
 int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
 
 bool has(const std::string& text, const std::string& part) {
@@ -66,21 +61,21 @@ TEST_CASE("verify: identical files and the round trip give 0", "[cli][verify]") 
   TempDir dir;
   const std::string a = (dir / "a.fits").string();
   fb::write(a, fb::sample());
-  const RunResult same = cli({"verify", a, a});
+  const RunResult same = run_cli({"verify", a, a});
   CHECK(same.status == 0);
   CHECK(has(same.out, "HDU 1 PRIMARY (image): cards identical, data bit-identical"));
   CHECK(same.out.ends_with("equivalent\n"));
   CHECK(same.err.empty());
 
-  const RunResult round = cli({"verify", a});
+  const RunResult round = run_cli({"verify", a});
   INFO(round.out << round.err);
   CHECK(round.status == 0);
   CHECK(has(round.out, "FITS -> ASDF -> FITS"));
   CHECK(has(round.out, "checksums right"));
   CHECK(round.out.ends_with("equivalent\n"));
 
-  REQUIRE(cli({"convert", a, "-o", (dir / "a.asdf").string(), "-q"}).status == 0);
-  const RunResult pair = cli({"verify", a, (dir / "a.asdf").string(), "--json"});
+  REQUIRE(run_cli({"convert", a, "-o", (dir / "a.asdf").string(), "-q"}).status == 0);
+  const RunResult pair = run_cli({"verify", a, (dir / "a.asdf").string(), "--json"});
   CHECK(pair.status == 0);
   const json j = json::parse(pair.out);
   CHECK(j["equivalent"] == true);
@@ -89,7 +84,7 @@ TEST_CASE("verify: identical files and the round trip give 0", "[cli][verify]") 
   CHECK(j["comparison"]["hdus"].size() == 3);
   for (const auto& b : j["blocks"]) CHECK(b["status"] == "stored");
 
-  CHECK(cli({"verify", a, "-q"}).out.empty());
+  CHECK(run_cli({"verify", a, "-q"}).out.empty());
 }
 
 TEST_CASE("verify: every alteration is found, named and exits 1", "[cli][verify]") {
@@ -100,7 +95,7 @@ TEST_CASE("verify: every alteration is found, named and exits 1", "[cli][verify]
     SECTION(alt.name) {
       const std::string b = (dir / "b.fits").string();
       fb::write(b, alt.bytes);
-      const RunResult direct = cli({"verify", a, b});
+      const RunResult direct = run_cli({"verify", a, b});
       INFO(direct.out << direct.err);
       CHECK(direct.status == 1);
       CHECK(has(direct.out, alt.message));
@@ -109,8 +104,8 @@ TEST_CASE("verify: every alteration is found, named and exits 1", "[cli][verify]
 
       // The same through an ASDF file made from the altered FITS file.
       const std::string asdf = (dir / "b.asdf").string();
-      REQUIRE(cli({"convert", b, "-o", asdf, "-q"}).status == 0);
-      const RunResult through = cli({"verify", a, asdf});
+      REQUIRE(run_cli({"convert", b, "-o", asdf, "-q"}).status == 0);
+      const RunResult through = run_cli({"verify", a, asdf});
       INFO(through.out << through.err);
       CHECK(through.status == 1);
       CHECK(has(through.out, alt.message));
@@ -124,7 +119,7 @@ TEST_CASE("verify: a wrong block checksum in the ASDF file is a difference", "[c
   const std::string a = (dir / "a.fits").string();
   const std::string asdf = (dir / "a.asdf").string();
   fb::write(a, fb::sample());
-  REQUIRE(cli({"convert", a, "-o", asdf, "-q"}).status == 0);
+  REQUIRE(run_cli({"convert", a, "-o", asdf, "-q"}).status == 0);
   std::string bytes = fb::read(asdf);
   // The MD5 of the first block: after the magic (4), header_size (2), flags (4), compression (4)
   // and three 8-byte sizes.
@@ -134,12 +129,12 @@ TEST_CASE("verify: a wrong block checksum in the ASDF file is a difference", "[c
   REQUIRE(block != std::string::npos);
   bytes = fb::flip_bit(bytes, block + 38);
   fb::write(asdf, bytes);
-  const RunResult r = cli({"verify", a, asdf});
+  const RunResult r = run_cli({"verify", a, asdf});
   INFO(r.out << r.err);
   CHECK(r.status == 1);
   CHECK(has(r.out, "ASDF block 0: checksum mismatch"));
   CHECK(has(r.out, "HDU 1 PRIMARY (image): cards identical, data bit-identical"));
-  const json j = json::parse(cli({"verify", a, asdf, "--json"}).out);
+  const json j = json::parse(run_cli({"verify", a, asdf, "--json"}).out);
   CHECK(j["blocks"][0]["status"] == "mismatch");
   CHECK(j["blocks"][0]["ok"] == false);
   CHECK(j["comparison"]["hdus"][0]["equivalent"] == true);
@@ -152,7 +147,7 @@ TEST_CASE("verify --json: the differences as documented", "[cli][verify]") {
   fb::write(dir / "b.fits", fb::replace(fb::flip_bit(fb::sample(), fb::data_start(2) + 4 + 3),
                                         kExptime, fb::card("EXPTIME", "13.5", "seconds")));
   const RunResult r =
-      cli({"verify", (dir / "a.fits").string(), (dir / "b.fits").string(), "--json"});
+      run_cli({"verify", (dir / "a.fits").string(), (dir / "b.fits").string(), "--json"});
   CHECK(r.status == 1);
   const json j = json::parse(r.out);
   CHECK(j["equivalent"] == false);
@@ -195,7 +190,7 @@ TEST_CASE("verify and diff: bad input is one line on stderr and its exit status"
       {{"verify", missing}, 3, "[io]"},        {{"diff", good, missing}, 3, "[io]"},
   };
   for (const auto& c : cases) {
-    const RunResult r = cli(c.args);
+    const RunResult r = run_cli(c.args);
     INFO(join(c.args) << "\n" << r.out << r.err);
     CHECK(r.status == c.status);
     CHECK(lines(r.err) == 1);
@@ -208,7 +203,7 @@ TEST_CASE("verify and diff: bad input is one line on stderr and its exit status"
                                              {"diff", good},
                                              {"diff", good, good, "-n", "x"},
                                              {"diff", good, good, "--ignore", "asdf_library"}}) {
-    const RunResult r = cli(args);
+    const RunResult r = run_cli(args);
     INFO(join(args) << "\n" << r.err);
     CHECK(r.status == 4);
     CHECK(lines(r.err) == 1);
@@ -224,9 +219,9 @@ TEST_CASE("diff: two FITS files in fitsdiff's manner", "[cli][diff]") {
   for (int i = 0; i < 12; ++i) altered = fb::flip_bit(altered, fb::data_start(1) + 2 * i + 1);
   fb::write(b, altered);
 
-  CHECK(cli({"diff", a, a}).status == 0);
-  CHECK(has(cli({"diff", a, a}).out, "No differences found."));
-  const RunResult r = cli({"diff", a, b, "-n", "2"});
+  CHECK(run_cli({"diff", a, a}).status == 0);
+  CHECK(has(run_cli({"diff", a, a}).out, "No differences found."));
+  const RunResult r = run_cli({"diff", a, b, "-n", "2"});
   INFO(r.out << r.err);
   CHECK(r.status == 1);
   CHECK(has(r.out, "keyword 'EXPTIME' has different values: a> 12.5  b> 13.5"));
@@ -237,11 +232,11 @@ TEST_CASE("diff: two FITS files in fitsdiff's manner", "[cli][diff]") {
 
   // Ignoring the keyword leaves the data; a file with only the keyword changed is identical.
   fb::write(b, fb::replace(fb::sample(), kExptime, fb::card("EXPTIME", "13.5", "seconds")));
-  CHECK(cli({"diff", a, b}).status == 1);
-  CHECK(cli({"diff", a, b, "--ignore-keywords", "DATE,EXPTIME"}).status == 0);
-  CHECK(cli({"diff", a, b, "-k", "EXP*"}).status == 0);
+  CHECK(run_cli({"diff", a, b}).status == 1);
+  CHECK(run_cli({"diff", a, b, "--ignore-keywords", "DATE,EXPTIME"}).status == 0);
+  CHECK(run_cli({"diff", a, b, "-k", "EXP*"}).status == 0);
 
-  const json j = json::parse(cli({"diff", a, b, "--json"}).out);
+  const json j = json::parse(run_cli({"diff", a, b, "--json"}).out);
   CHECK(j["format"] == "fits");
   CHECK(j["identical"] == false);
   CHECK(j["fits"]["mode"] == "diff");
@@ -250,8 +245,8 @@ TEST_CASE("diff: two FITS files in fitsdiff's manner", "[cli][diff]") {
 
   // --exact compares as verify does: reordered cards differ.
   fb::write(b, fb::swap_cards(fb::sample(), "OBJECT  =", "EXPTIME ="));
-  CHECK(cli({"diff", a, b}).status == 0);
-  CHECK(cli({"diff", a, b, "--exact"}).status == 1);
+  CHECK(run_cli({"diff", a, b}).status == 0);
+  CHECK(run_cli({"diff", a, b, "--exact"}).status == 1);
 }
 
 TEST_CASE("diff: two ASDF files in asdftool diff's manner", "[cli][diff]") {
@@ -262,16 +257,17 @@ TEST_CASE("diff: two ASDF files in asdftool diff's manner", "[cli][diff]") {
   const std::string a = (dir / "a.asdf").string();
   const std::string a2 = (dir / "a2.asdf").string();
   const std::string b = (dir / "b.asdf").string();
-  REQUIRE(cli({"convert", (dir / "a.fits").string(), "-o", a, "-q"}).status == 0);
-  REQUIRE(cli({"convert", (dir / "a.fits").string(), "-o", a2, "-q", "--compress", "lz4"}).status ==
-          0);
-  REQUIRE(cli({"convert", (dir / "b.fits").string(), "-o", b, "-q"}).status == 0);
+  REQUIRE(run_cli({"convert", (dir / "a.fits").string(), "-o", a, "-q"}).status == 0);
+  REQUIRE(
+      run_cli({"convert", (dir / "a.fits").string(), "-o", a2, "-q", "--compress", "lz4"}).status ==
+      0);
+  REQUIRE(run_cli({"convert", (dir / "b.fits").string(), "-o", b, "-q"}).status == 0);
 
-  const RunResult same = cli({"diff", a, a2});
+  const RunResult same = run_cli({"diff", a, a2});
   CHECK(same.status == 0);
   CHECK(has(same.out, "No differences found"));
 
-  const RunResult r = cli({"diff", a, b});
+  const RunResult r = run_cli({"diff", a, b});
   INFO(r.out << r.err);
   CHECK(r.status == 1);
   CHECK(has(r.out, "/fits/0/header/6/1: values differ: a> 12.5  b> 13.5"));
@@ -279,7 +275,7 @@ TEST_CASE("diff: two ASDF files in asdftool diff's manner", "[cli][diff]") {
   CHECK(has(r.out, "differs at [1]: a> 1.5  b> 1.5000001"));
   CHECK(has(r.out, "2 differences found"));
 
-  const json j = json::parse(cli({"diff", a, b, "--json"}).out);
+  const json j = json::parse(run_cli({"diff", a, b, "--json"}).out);
   CHECK(j["format"] == "asdf");
   CHECK(j["asdf"]["total"] == 2);
   const auto& diffs = j["asdf"]["differences"];
@@ -290,15 +286,15 @@ TEST_CASE("diff: two ASDF files in asdftool diff's manner", "[cli][diff]") {
   CHECK((*array)["array"]["elements"][0]["index"] == json::array({1}));
 
   // The native view shares the fits items' arrays: ignoring /fits leaves /SCI to differ.
-  const RunResult native = cli({"diff", a, b, "--ignore", "/fits"});
+  const RunResult native = run_cli({"diff", a, b, "--ignore", "/fits"});
   CHECK(native.status == 1);
   CHECK(has(native.out, "/SCI: arrays differ"));
-  CHECK(cli({"diff", a, b, "--ignore", "/fits,/SCI"}).status == 0);
+  CHECK(run_cli({"diff", a, b, "--ignore", "/fits,/SCI"}).status == 0);
   // FITS against ASDF goes through the conversion.
-  const RunResult mixed = cli({"diff", (dir / "a.fits").string(), b});
+  const RunResult mixed = run_cli({"diff", (dir / "a.fits").string(), b});
   CHECK(mixed.status == 1);
   CHECK(has(mixed.out, "(b converted from ASDF to FITS for the comparison)"));
-  CHECK(cli({"diff", a, (dir / "a.fits").string()}).status == 0);
+  CHECK(run_cli({"diff", a, (dir / "a.fits").string()}).status == 0);
 }
 
 namespace {
@@ -338,7 +334,7 @@ int agree_with_fitsdiff(const TempDir& dir, const std::string& a,
   int identical = 0;
   for (std::size_t i = 0; i < variants.size(); ++i) {
     identical += reference[i];
-    const RunResult ours = cli({"diff", a, paths[i]});
+    const RunResult ours = run_cli({"diff", a, paths[i]});
     INFO(variants[i].first << ": FITSDiff identical = " << reference[i] << "\n" << ours.out);
     CHECK(ours.status == (reference[i] == 1 ? 0 : 1));
   }
@@ -394,7 +390,7 @@ TEST_CASE("verify: every FITS file of the corpus and of tests/data/astropy", "[i
   std::string table;
   int equivalent = 0;
   for (const auto& f : files) {
-    const RunResult r = cli({"verify", f.string()});
+    const RunResult r = run_cli({"verify", f.string()});
     const std::string name = f.filename().string();
     const std::string status = r.status == 0   ? "equivalent"
                                : r.status == 1 ? "DIFFERENT"

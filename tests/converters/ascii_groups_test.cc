@@ -3,12 +3,8 @@
 // blocks written, and the errors for malformed headers. Files come from tests/data/astropy and
 // from small headers built here; expected values are astropy 5.2.1's reading of the same bytes
 // (`fits.open(f)[i].data[col]`, `GroupData.par(name)`).
-#include <bit>
 #include <cmath>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <limits>
 #include <string>
 #include <vector>
@@ -18,6 +14,8 @@
 #include "asdfcore/ndarray/ndarray.h"
 #include "fitsasdf/convert.h"
 #include "support/catch.h"
+#include "support/converted.h"
+#include "support/fits_builder.h"
 #include "support/paths.h"
 #include "support/temp_dir.h"
 
@@ -34,62 +32,31 @@ using asdfcore::tree::NodePtr;
 using fitsasdf::ConversionReport;
 using fitsasdf::ConvertOptions;
 using fitsasdf::ScalingPolicy;
+using fitsasdf::test::convert_bytes;
+using fitsasdf::test::convert_path;
+using fitsasdf::test::Converted;
+using fitsasdf::test::error_of;
 using fitsasdf::test::TempDir;
+using fitsasdf::test::values;
+using fitsasdf::test::fits_builder::big_endian;
+using fitsasdf::test::fits_builder::card;
+using fitsasdf::test::fits_builder::empty_primary;
+using fitsasdf::test::fits_builder::header;
+using fitsasdf::test::fits_builder::num;
+using fitsasdf::test::fits_builder::padded;
+using fitsasdf::test::fits_builder::table_cards;
+using fitsasdf::test::fits_builder::text;
 
 // --- building FITS files ---------------------------------------------------------------------
-
-/// A card with a value in fixed format: strings quoted from column 11, others right-aligned to
-/// column 30.
-std::string card(const std::string& key, const std::string& value, bool quoted = false) {
-  std::string c = key;
-  c.resize(8, ' ');
-  c += "= ";
-  if (quoted) {
-    std::string v = "'" + value;
-    while (v.size() < 9) v += ' ';
-    c += v + "'";
-  } else {
-    c += std::string(value.size() < 20 ? 20 - value.size() : 0, ' ') + value;
-  }
-  c.resize(80, ' ');
-  return c;
-}
-std::string num(const std::string& key, long long v) { return card(key, std::to_string(v)); }
-std::string text(const std::string& key, const std::string& v) { return card(key, v, true); }
-
-/// The header blocks of `cards`, END added, padded with blanks.
-std::string header(const std::vector<std::string>& cards) {
-  std::string h;
-  for (const auto& c : cards) h += c;
-  h += std::string("END").append(77, ' ');
-  h.resize((h.size() + 2879) / 2880 * 2880, ' ');
-  return h;
-}
-
-/// `data` padded to whole FITS blocks with `fill`.
-std::string padded(std::string data, char fill) {
-  data.resize((data.size() + 2879) / 2880 * 2880, fill);
-  return data;
-}
-
-std::string empty_primary() {
-  return header({card("SIMPLE", "T"), num("BITPIX", 8), num("NAXIS", 0), card("EXTEND", "T")});
-}
 
 /// A file with an empty primary HDU and an ASCII table of `rows` (each NAXIS1 characters) whose
 /// column cards are `columns` (TFIELDS is their count unless given).
 std::string ascii_file(long long naxis1, const std::vector<std::string>& rows,
                        const std::vector<std::vector<std::string>>& columns,
                        long long tfields = -1) {
-  std::vector<std::string> cards{
-      text("XTENSION", "TABLE"),
-      num("BITPIX", 8),
-      num("NAXIS", 2),
-      num("NAXIS1", naxis1),
-      num("NAXIS2", static_cast<long long>(rows.size())),
-      num("PCOUNT", 0),
-      num("GCOUNT", 1),
-      num("TFIELDS", tfields >= 0 ? tfields : static_cast<long long>(columns.size()))};
+  std::vector<std::string> cards =
+      table_cards("TABLE", naxis1, static_cast<long long>(rows.size()), 0,
+                  tfields >= 0 ? tfields : static_cast<long long>(columns.size()));
   for (const auto& column : columns) cards.insert(cards.end(), column.begin(), column.end());
   std::string data;
   for (const auto& r : rows) data += r;
@@ -99,11 +66,7 @@ std::string ascii_file(long long naxis1, const std::vector<std::string>& rows,
 /// Big-endian int16 values.
 std::string be16(const std::vector<int>& values) {
   std::string out;
-  for (int v : values) {
-    const auto u = static_cast<std::uint16_t>(v);
-    out += static_cast<char>(u >> 8);
-    out += static_cast<char>(u & 0xff);
-  }
+  for (int v : values) out += big_endian(static_cast<std::uint16_t>(v), 2);
   return out;
 }
 
@@ -125,89 +88,6 @@ std::string groups_file(const std::vector<long long>& group_axes, long long pcou
 }
 
 // --- converting and reading back -------------------------------------------------------------
-
-struct Converted {
-  ConversionReport report;
-  AsdfFile file;
-  std::string fits_bytes;
-
-  /// Return the node at `keys` below the root ("fits", "1", "data"): numbers index sequences.
-  NodePtr at(const std::vector<std::string>& keys) const {
-    NodePtr n = file.tree();
-    for (const auto& k : keys) {
-      REQUIRE(n);
-      if (n->is_sequence()) {
-        const auto i = std::stoul(k);
-        REQUIRE(i < n->items().size());
-        n = n->items()[i];
-      } else {
-        n = n->get(k);
-      }
-    }
-    REQUIRE(n);
-    return n;
-  }
-  NDArray array(const std::vector<std::string>& keys) const { return file.array(*at(keys)); }
-  /// Return the native table column `name` of the table at `key`.
-  NodePtr column(const std::string& key, const std::string& name) const {
-    for (const auto& c : at({key, "columns"})->items()) {
-      if (c->get("name")->as_string() == name) return c;
-    }
-    FAIL("no column " << name);
-    return nullptr;
-  }
-  NDArray column_data(const std::string& key, const std::string& name) const {
-    return file.array(*column(key, name)->get("data"));
-  }
-  std::size_t block_count() const { return file.container().blocks().size(); }
-  std::uint64_t block_size(std::size_t i) const {
-    return file.container().blocks().at(i).header.data_size;
-  }
-  bool has_note(std::size_t hdu, const std::string& part) const {
-    for (const auto& n : report.hdus.at(hdu).notes) {
-      if (n.find(part) != std::string::npos) return true;
-    }
-    return false;
-  }
-};
-
-Converted convert_path(const TempDir& dir, const fs::path& input, ConvertOptions options = {}) {
-  options.durable = false;
-  const std::string out = (dir / (input.stem().string() + ".asdf")).string();
-  Converted c{
-      fitsasdf::convert_fits_to_asdf(input.string(), out, options), AsdfFile::open(out), {}};
-  std::ifstream in(input, std::ios::binary);
-  c.fits_bytes.assign(std::istreambuf_iterator<char>(in), {});
-  return c;
-}
-
-Converted convert_bytes(const TempDir& dir, const std::string& fits, ConvertOptions options = {},
-                        const std::string& name = "in.fits") {
-  std::ofstream(dir / name, std::ios::binary) << fits;
-  return convert_path(dir, dir / name, options);
-}
-
-/// Return the error converting `fits` throws (failing the test when there is none).
-Error error_of(const std::string& fits) {
-  TempDir dir;
-  std::ofstream(dir / "bad.fits", std::ios::binary) << fits;
-  try {
-    fitsasdf::convert_fits_to_asdf((dir / "bad.fits").string(), (dir / "bad.asdf").string());
-  } catch (const Error& e) {
-    return e;
-  }
-  FAIL("no error");
-  return Error(ErrorCode::kInvalidArgument, "unreachable");
-}
-
-template <typename T>
-std::vector<T> values(const NDArray& a) {
-  const std::vector<std::uint8_t> bytes = a.to_c_order(ByteOrder::kLittle);
-  REQUIRE(a.dtype().itemsize() == sizeof(T));
-  std::vector<T> out(bytes.size() / sizeof(T));
-  std::memcpy(out.data(), bytes.data(), bytes.size());
-  return out;
-}
 
 std::vector<std::string> strings(const NDArray& a) {
   REQUIRE(a.dtype().kind() == DTypeKind::kAscii);

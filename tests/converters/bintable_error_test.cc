@@ -3,45 +3,26 @@
 // left behind, and a hostile size costs no allocation. Some of them CFITSIO already refuses
 // when it opens the file (bad TFORM letters, widths that do not add up to NAXIS1); the rest
 // are caught by the converter's own checks.
-#include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include "asdfcore/error.h"
 #include "fitsasdf/convert.h"
 #include "support/catch.h"
-#include "support/temp_dir.h"
+#include "support/converted.h"
+#include "support/fits_builder.h"
 
 namespace {
 
 using asdfcore::Error;
 using asdfcore::ErrorCode;
-
-std::string card(const std::string& key, const std::string& value, bool quoted = false) {
-  std::string c = key;
-  c.resize(8, ' ');
-  c += "= ";
-  if (quoted) {
-    std::string v = "'" + value;
-    while (v.size() < 9) v += ' ';
-    c += v + "'";
-  } else {
-    c += std::string(value.size() < 20 ? 20 - value.size() : 0, ' ') + value;
-  }
-  c.resize(80, ' ');
-  return c;
-}
-std::string num(const std::string& key, long long v) { return card(key, std::to_string(v)); }
-std::string text(const std::string& key, const std::string& v) { return card(key, v, true); }
-
-std::string header(const std::vector<std::string>& cards) {
-  std::string h;
-  for (const auto& c : cards) h += c;
-  h += std::string("END").append(77, ' ');
-  h.resize((h.size() + 2879) / 2880 * 2880, ' ');
-  return h;
-}
+using fitsasdf::test::error_of;
+using fitsasdf::test::fits_builder::empty_primary;
+using fitsasdf::test::fits_builder::header;
+using fitsasdf::test::fits_builder::num;
+using fitsasdf::test::fits_builder::padded;
+using fitsasdf::test::fits_builder::table_cards;
+using fitsasdf::test::fits_builder::text;
 
 /// An empty primary HDU and a binary table with these TFORMs and cards, followed by `data`
 /// bytes (zeros for the declared size when `data_bytes` is negative), padded to 2880.
@@ -49,41 +30,15 @@ std::string table(long long naxis1, long long naxis2, long long pcount,
                   const std::vector<std::string>& tforms,
                   const std::vector<std::string>& extra = {}, long long data_bytes = -1,
                   long long bitpix = 8) {
-  std::vector<std::string> cards{text("XTENSION", "BINTABLE"),
-                                 num("BITPIX", bitpix),
-                                 num("NAXIS", 2),
-                                 num("NAXIS1", naxis1),
-                                 num("NAXIS2", naxis2),
-                                 num("PCOUNT", pcount),
-                                 num("GCOUNT", 1),
-                                 num("TFIELDS", static_cast<long long>(tforms.size()))};
+  std::vector<std::string> cards = table_cards("BINTABLE", naxis1, naxis2, pcount,
+                                               static_cast<long long>(tforms.size()), bitpix);
   for (std::size_t i = 0; i < tforms.size(); ++i) {
     cards.push_back(text("TFORM" + std::to_string(i + 1), tforms[i]));
   }
   cards.insert(cards.end(), extra.begin(), extra.end());
-  std::string data(
+  const std::string data(
       static_cast<std::size_t>(data_bytes >= 0 ? data_bytes : naxis1 * naxis2 + pcount), '\0');
-  data.resize((data.size() + 2879) / 2880 * 2880, '\0');
-  return header({card("SIMPLE", "T"), num("BITPIX", 8), num("NAXIS", 0), card("EXTEND", "T")}) +
-         header(cards) + data;
-}
-
-/// Convert `fits`; return the error (failing the test when there is none, or when an output
-/// file is left behind).
-Error error_of(const std::string& fits) {
-  fitsasdf::test::TempDir dir;
-  std::ofstream(dir / "bad.fits", std::ios::binary) << fits;
-  const std::string out = (dir / "bad.asdf").string();
-  try {
-    fitsasdf::ConvertOptions options;
-    options.durable = false;
-    fitsasdf::convert_fits_to_asdf((dir / "bad.fits").string(), out, options);
-  } catch (const Error& e) {
-    CHECK_FALSE(std::filesystem::exists(out));
-    return e;
-  }
-  FAIL("no error");
-  return Error(ErrorCode::kInvalidArgument, "unreachable");
+  return empty_primary() + header(cards) + padded(data);
 }
 
 void check(const Error& e, ErrorCode code, const std::string& part) {

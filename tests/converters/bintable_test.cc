@@ -5,10 +5,7 @@
 // Expected values are astropy 5.2.1's reading of the same bytes.
 #include <cmath>
 #include <complex>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -19,6 +16,8 @@
 #include "asdfcore/ndarray/ndarray.h"
 #include "fitsasdf/convert.h"
 #include "support/catch.h"
+#include "support/converted.h"
+#include "support/fits_builder.h"
 #include "support/paths.h"
 #include "support/run.h"
 #include "support/temp_dir.h"
@@ -36,149 +35,35 @@ using asdfcore::tree::NodePtr;
 using fitsasdf::ConversionReport;
 using fitsasdf::ConvertOptions;
 using fitsasdf::ScalingPolicy;
+using fitsasdf::test::convert_bytes;
+using fitsasdf::test::convert_path;
+using fitsasdf::test::Converted;
 using fitsasdf::test::TempDir;
+using fitsasdf::test::values;
+using fitsasdf::test::fits_builder::big_endian;
+using fitsasdf::test::fits_builder::card;
+using fitsasdf::test::fits_builder::empty_primary;
+using fitsasdf::test::fits_builder::header;
+using fitsasdf::test::fits_builder::num;
+using fitsasdf::test::fits_builder::padded;
+using fitsasdf::test::fits_builder::table_cards;
+using fitsasdf::test::fits_builder::text;
 
 // --- building FITS files ---------------------------------------------------------------------
-
-/// A card: strings quoted from column 11, other values right-aligned to column 30.
-std::string card(const std::string& key, const std::string& value, bool quoted = false) {
-  std::string c = key;
-  c.resize(8, ' ');
-  c += "= ";
-  if (quoted) {
-    std::string v = "'" + value;
-    while (v.size() < 9) v += ' ';
-    c += v + "'";
-  } else {
-    c += std::string(value.size() < 20 ? 20 - value.size() : 0, ' ') + value;
-  }
-  c.resize(80, ' ');
-  return c;
-}
-std::string num(const std::string& key, long long v) { return card(key, std::to_string(v)); }
-std::string text(const std::string& key, const std::string& v) { return card(key, v, true); }
-
-std::string header(const std::vector<std::string>& cards) {
-  std::string h;
-  for (const auto& c : cards) h += c;
-  h += std::string("END").append(77, ' ');
-  h.resize((h.size() + 2879) / 2880 * 2880, ' ');
-  return h;
-}
-
-std::string empty_primary() {
-  return header({card("SIMPLE", "T"), num("BITPIX", 8), num("NAXIS", 0), card("EXTEND", "T")});
-}
 
 /// A file with an empty primary HDU and one binary table: `data` is the data area (rows, gap,
 /// heap) without padding; `columns` are the cards of each column, `extra` more cards.
 std::string table_file(long long naxis1, long long naxis2, long long pcount,
                        const std::vector<std::vector<std::string>>& columns,
                        const std::string& data, const std::vector<std::string>& extra = {}) {
-  std::vector<std::string> cards{text("XTENSION", "BINTABLE"),
-                                 num("BITPIX", 8),
-                                 num("NAXIS", 2),
-                                 num("NAXIS1", naxis1),
-                                 num("NAXIS2", naxis2),
-                                 num("PCOUNT", pcount),
-                                 num("GCOUNT", 1),
-                                 num("TFIELDS", static_cast<long long>(columns.size()))};
+  std::vector<std::string> cards =
+      table_cards("BINTABLE", naxis1, naxis2, pcount, static_cast<long long>(columns.size()));
   for (const auto& c : columns) cards.insert(cards.end(), c.begin(), c.end());
   cards.insert(cards.end(), extra.begin(), extra.end());
-  std::string padded = data;
-  padded.resize((padded.size() + 2879) / 2880 * 2880, '\0');
-  return empty_primary() + header(cards) + padded;
-}
-
-/// `v` as `size` big-endian bytes.
-std::string be(std::uint64_t v, int size) {
-  std::string out;
-  for (int i = size - 1; i >= 0; --i) out += static_cast<char>((v >> (8 * i)) & 0xff);
-  return out;
-}
-std::string be_double(double d) {
-  std::uint64_t bits;
-  std::memcpy(&bits, &d, 8);
-  return be(bits, 8);
-}
-std::string be_float(float f) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  return be(bits, 4);
+  return empty_primary() + header(cards) + padded(data);
 }
 
 // --- converting and reading back -------------------------------------------------------------
-
-struct Converted {
-  ConversionReport report;
-  AsdfFile file;
-
-  NodePtr at(const std::vector<std::string>& keys) const {
-    NodePtr n = file.tree();
-    for (const auto& k : keys) {
-      REQUIRE(n);
-      if (n->is_sequence()) {
-        const auto i = std::stoul(k);
-        REQUIRE(i < n->items().size());
-        n = n->items()[i];
-      } else {
-        n = n->get(k);
-      }
-    }
-    REQUIRE(n);
-    return n;
-  }
-  NDArray array(const std::vector<std::string>& keys) const { return file.array(*at(keys)); }
-  NodePtr column(const std::string& table, const std::string& name) const {
-    for (const auto& c : at({table, "columns"})->items()) {
-      if (c->get("name")->as_string() == name) return c;
-    }
-    FAIL("no native column " << name);
-    return nullptr;
-  }
-  NDArray column_data(const std::string& table, const std::string& name) const {
-    return file.array(*column(table, name)->get("data"));
-  }
-  std::vector<std::string> column_names(const std::string& table) const {
-    std::vector<std::string> out;
-    for (const auto& c : at({table, "columns"})->items())
-      out.push_back(c->get("name")->as_string());
-    return out;
-  }
-  std::size_t block_count() const { return file.container().blocks().size(); }
-  std::vector<std::uint8_t> block(std::size_t i) const {
-    const auto b = file.container().data(i);
-    return {b.span().begin(), b.span().end()};
-  }
-  bool has_note(std::size_t hdu, const std::string& part) const {
-    for (const auto& n : report.hdus.at(hdu).notes) {
-      if (n.find(part) != std::string::npos) return true;
-    }
-    return false;
-  }
-};
-
-Converted convert_path(const TempDir& dir, const fs::path& input, ConvertOptions options = {}) {
-  options.durable = false;
-  const std::string out = (dir / (input.filename().string() + ".asdf")).string();
-  return Converted{fitsasdf::convert_fits_to_asdf(input.string(), out, options),
-                   AsdfFile::open(out)};
-}
-
-Converted convert_bytes(const TempDir& dir, const std::string& fits, ConvertOptions options = {},
-                        const std::string& name = "in.fits") {
-  std::ofstream(dir / name, std::ios::binary) << fits;
-  return convert_path(dir, dir / name, options);
-}
-
-template <typename T>
-std::vector<T> values(const NDArray& a) {
-  const std::vector<std::uint8_t> bytes = a.to_c_order(ByteOrder::kLittle);
-  REQUIRE(a.dtype().itemsize() == sizeof(T));
-  std::vector<T> out(bytes.size() / sizeof(T));
-  if (!bytes.empty()) std::memcpy(out.data(), bytes.data(), bytes.size());
-  return out;
-}
 
 std::vector<std::string> strings(const NDArray& a) {
   REQUIRE(a.dtype().kind() == DTypeKind::kAscii);
@@ -239,28 +124,30 @@ struct EveryForm {
     };
     // Heap: pj rows hold 0, 1, 2 int32 values; qd rows 2, 0, 1 float64 values.
     const std::vector<std::pair<int, int>> pj{{0, 0}, {1, 0}, {2, 4}};
-    heap = be(7, 4) + be(8, 4) + be(9, 4);  // 12 bytes of int32: rows 1 and 2 share from 0/4
+    heap = big_endian(7, 4) + big_endian(8, 4) +
+           big_endian(9, 4);  // 12 bytes of int32: rows 1 and 2 share from 0/4
     const std::vector<std::pair<int, int>> qd{{2, 12}, {0, 0}, {1, 28}};
-    heap += be_double(1.5) + be_double(-2.5) + be_double(4.0);
+    heap += big_endian<double>(1.5) + big_endian<double>(-2.5) + big_endian<double>(4.0);
     for (int r = 0; r < kRows; ++r) {
       std::string row;
-      row += static_cast<char>(10 + r);                                                     // B
-      row += be(static_cast<std::uint64_t>(r == 1 ? -1 : r * 100), 2);                      // I
-      row += be(static_cast<std::uint64_t>(r), 4) + be(static_cast<std::uint64_t>(-r), 4);  // 2J
-      row += be(static_cast<std::uint64_t>(r) * 1000000000000ULL, 8);                       // K
-      row += be_float(0.25f * static_cast<float>(r));                                       // E
-      for (int k = 0; k < 6; ++k) row += be_double(r * 10 + k);                             // 6D
-      row += be_float(static_cast<float>(r)) + be_float(1.0f);                              // C
-      row += be_double(r) + be_double(-1.0);                                                // M
+      row += static_cast<char>(10 + r);                                         // B
+      row += big_endian(static_cast<std::uint64_t>(r == 1 ? -1 : r * 100), 2);  // I
+      row += big_endian(static_cast<std::uint64_t>(r), 4) +
+             big_endian(static_cast<std::uint64_t>(-r), 4);                       // 2J
+      row += big_endian(static_cast<std::uint64_t>(r) * 1000000000000ULL, 8);     // K
+      row += big_endian<float>(0.25f * static_cast<float>(r));                    // E
+      for (int k = 0; k < 6; ++k) row += big_endian<double>(r * 10 + k);          // 6D
+      row += big_endian<float>(static_cast<float>(r)) + big_endian<float>(1.0f);  // C
+      row += big_endian<double>(r) + big_endian<double>(-1.0);                    // M
       std::string a = "row" + std::to_string(r);
       a.resize(8, ' ');
       row += a;                                                         // 8A
       row += std::string("ab") + char('c' + r) + "de" + char('f' + r);  // 6A as (3,2)
       row += std::string("\xa5\x80", 2);                                // 11X: 10100101 100
-      row += be(static_cast<std::uint64_t>(pj[r].first), 4) +
-             be(static_cast<std::uint64_t>(pj[r].second), 4);
-      row += be(static_cast<std::uint64_t>(qd[r].first), 8) +
-             be(static_cast<std::uint64_t>(qd[r].second), 8);
+      row += big_endian(static_cast<std::uint64_t>(pj[r].first), 4) +
+             big_endian(static_cast<std::uint64_t>(pj[r].second), 4);
+      row += big_endian(static_cast<std::uint64_t>(qd[r].first), 8) +
+             big_endian(static_cast<std::uint64_t>(qd[r].second), 8);
       row += static_cast<char>(200 + r);  // B
       rows += row;
       naxis1 = static_cast<long long>(row.size());
@@ -379,12 +266,13 @@ TEST_CASE("unsigned columns get their sign bits flipped and logicals become bool
   const std::string logicals[3] = {"TF", std::string("\0T", 2), "F?"};
   std::string rows;
   for (int r = 0; r < 3; ++r) {
-    rows += be(static_cast<std::uint64_t>(r) * 0x7fff, 2);                           // ui stored
-    rows += be(0x80000000u + r, 4) + be(static_cast<std::uint64_t>(0x7fffffff), 4);  // uj
-    rows += be(r == 1 ? 5 : 0x8000000000000000ULL + r, 8);                           // uk
-    rows += static_cast<char>(r * 100);                                              // sb
+    rows += big_endian(static_cast<std::uint64_t>(r) * 0x7fff, 2);  // ui stored
+    rows += big_endian(0x80000000u + r, 4) +
+            big_endian(static_cast<std::uint64_t>(0x7fffffff), 4);  // uj
+    rows += big_endian(r == 1 ? 5 : 0x8000000000000000ULL + r, 8);  // uk
+    rows += static_cast<char>(r * 100);                             // sb
     rows += logicals[r];
-    rows += be(static_cast<std::uint64_t>(-r), 2);
+    rows += big_endian(static_cast<std::uint64_t>(-r), 2);
   }
   const Converted c = convert_bytes(dir, table_file(23, 3, 0, columns, rows));
 
@@ -452,14 +340,14 @@ TEST_CASE("the row edits stream across chunk boundaries, from plain and gzip fil
   expected.reserve(n * 7);
   const char logical[4] = {'T', 'F', '\0', 'T'};
   for (std::uint64_t r = 0; r < n; ++r) {
-    const std::string u = be(r & 0xffff, 2);
+    const std::string u = big_endian(r & 0xffff, 2);
     rows += u;
     rows += logical[r % 4];
-    rows += be(r, 4);
+    rows += big_endian(r, 4);
     expected += static_cast<char>(u[0] ^ 0x80);
     expected += u[1];
     expected += static_cast<char>(logical[r % 4] == 'T' ? 1 : 0);
-    expected += be(r, 4);
+    expected += big_endian(r, 4);
   }
   const std::string fits = table_file(7, static_cast<long long>(n), 0, columns, rows);
   ConvertOptions options;
@@ -491,8 +379,8 @@ TEST_CASE("scaled columns: stored values by default, physical float64 with --sca
   std::string rows;
   const std::int32_t stored[3] = {1, -99, 7};
   for (int r = 0; r < 3; ++r) {
-    rows += be(static_cast<std::uint32_t>(stored[r]), 4);
-    rows += be_float(0.5f * static_cast<float>(r)) + be_float(3.0f);
+    rows += big_endian(static_cast<std::uint32_t>(stored[r]), 4);
+    rows += big_endian<float>(0.5f * static_cast<float>(r)) + big_endian<float>(3.0f);
   }
   const std::string fits = table_file(12, 3, 0, columns, rows);
   const Converted raw = convert_bytes(dir, fits);
@@ -519,16 +407,19 @@ TEST_CASE("scaled columns: stored values by default, physical float64 with --sca
   CHECK(phys.block_count() == 3);
 }
 
-TEST_CASE("native byte order (--native-byteorder) leaves tables big-endian and says so", "[bintable]") {
+TEST_CASE("native byte order (--native-byteorder) leaves tables big-endian and says so",
+          "[bintable]") {
   TempDir dir;
   ConvertOptions options;
   options.native_byte_order = true;
-  const Converted c = convert_bytes(
-      dir, table_file(4, 2, 0, {{text("TTYPE1", "j"), text("TFORM1", "J")}}, be(1, 4) + be(2, 4)),
-      options);
+  const Converted c =
+      convert_bytes(dir,
+                    table_file(4, 2, 0, {{text("TTYPE1", "j"), text("TFORM1", "J")}},
+                               big_endian(1, 4) + big_endian(2, 4)),
+                    options);
   CHECK(c.has_note(1, "--native-byteorder does not apply to tables"));
   CHECK(c.array({"fits", "1", "data"}).dtype().fields()[0].dtype.byte_order() == ByteOrder::kBig);
-  CHECK(bytes_of(c.block(0)) == be(1, 4) + be(2, 4));
+  CHECK(bytes_of(c.block(0)) == big_endian(1, 4) + big_endian(2, 4));
 }
 
 TEST_CASE("tables without rows or without row bytes", "[bintable]") {
@@ -566,7 +457,7 @@ TEST_CASE("astropy's test tables: heap gap, VLAs, zero-width columns, TDIM, bits
     // astropy: arr[3] = [0, 1, 2]: the descriptor (3, offset) into the heap.
     const std::vector<std::uint8_t> rows =
         c.array({"fits", "1", "data"}).to_c_order(ByteOrder::kBig);
-    CHECK(std::string(rows.begin() + 3 * 12 + 4, rows.begin() + 3 * 12 + 8) == be(3, 4));
+    CHECK(std::string(rows.begin() + 3 * 12 + 4, rows.begin() + 3 * 12 + 8) == big_endian(3, 4));
   }
   {
     // variable_length_table.fits: var PI(3) (a heap of 10 bytes), xyz 2I.
@@ -575,7 +466,8 @@ TEST_CASE("astropy's test tables: heap gap, VLAs, zero-width columns, TDIM, bits
           std::vector<std::string>{"var:>i4:(2,)", "xyz:>i2:(2,)"});
     // astropy: var = [[45, 56], [11, 12, 13]]: descriptors (2, 0) and (3, 4) into the heap.
     CHECK(bytes_of(c.array({"fits", "1", "data"}).to_c_order(ByteOrder::kBig)) ==
-          be(2, 4) + be(0, 4) + be(11, 2) + be(3, 2) + be(3, 4) + be(4, 4) + be(12, 2) + be(4, 2));
+          big_endian(2, 4) + big_endian(0, 4) + big_endian(11, 2) + big_endian(3, 2) +
+              big_endian(3, 4) + big_endian(4, 4) + big_endian(12, 2) + big_endian(4, 2));
     CHECK(values<std::uint8_t>(c.array({"fits", "1", "heap"})) ==
           std::vector<std::uint8_t>{0, 45, 0, 56, 0, 11, 0, 12, 0, 13});
   }
@@ -701,8 +593,9 @@ TEST_CASE("cards that do not fit their column are noted, not fatal", "[bintable]
       {text("TTYPE5", "u"), text("TFORM5", "K"), card("TZERO5", "9223372036854775808"),
        num("TNULL5", -1)},
   };
-  const std::string rows = be(1, 2) + be(2, 2) + be(3, 2) + be(4, 2) + "T" + be(5, 2) +
-                           be_float(1.0f) + be(0xffffffffffffffffULL, 8);
+  const std::string rows = big_endian(1, 2) + big_endian(2, 2) + big_endian(3, 2) +
+                           big_endian(4, 2) + "T" + big_endian(5, 2) + big_endian<float>(1.0f) +
+                           big_endian(0xffffffffffffffffULL, 8);
   const Converted c = convert_bytes(dir, table_file(23, 1, 0, columns, rows, {num("THEAP", 99)}));
   CHECK(fields_of(c.array({"fits", "1", "data"}))[0] == "v:>i2:(4,)");
   CHECK(c.has_note(1, "TDIM1 = '(3,2)' of column 1 ('v') does not match its 4 elements"));

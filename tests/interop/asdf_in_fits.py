@@ -126,6 +126,8 @@ def same_value(path, w, g):
     if hasattr(w, "dtype") and hasattr(w, "shape"):
         g = np.asarray(g)
         w = np.asarray(w)
+        # Byte order may differ (astropy hands out native order for scaled data, we keep
+        # FITS's big-endian where nothing is computed).
         if g.dtype.newbyteorder("<") != w.dtype.newbyteorder("<"):
             raise AssertionError(f"{path}: dtype {g.dtype} != {w.dtype}")
         if g.shape != w.shape or g.tobytes() != w.astype(g.dtype).tobytes():
@@ -136,52 +138,55 @@ def same_value(path, w, g):
     return 0
 
 
+def same_tree(want_tree, got_tree):
+    """Compare two python asdf trees leaf by leaf; return the arrays and tables compared."""
+    want = dict(walk(want_tree))
+    got = dict(walk(got_tree))
+    if sorted(want) != sorted(got):
+        raise AssertionError(f"tree paths differ: {sorted(want)} vs {sorted(got)}")
+    return sum(same_value(p, w, got[p]) for p, w in want.items())
+
+
+def print_outcome(run, warnings_allowed=False):
+    """Run `run(out)` (warnings as errors unless allowed) and print `out` as JSON: "ok", the
+    "arrays" compared, and the "error" that stopped it, if any (reported to the test)."""
+    out = {"ok": False, "arrays": 0}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore" if warnings_allowed else "error")
+            run(out)
+        out["ok"] = True
+    except Exception as e:  # reported to the test
+        out["error"] = f"{type(e).__name__}: {e}"
+    print(json.dumps(out))
+
+
 def check_plain(asdf_path, fits_path):
     import asdf
     from asdf import fits_embed
     from astropy.io import fits
 
-    out = {"ok": False, "arrays": 0}
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
-            with asdf.open(asdf_path, lazy_load=False, copy_arrays=True) as ref, \
-                    fits_embed.AsdfInFits.open(fits_path) as ours:
-                want = dict(walk(ref.tree))
-                got = dict(walk(ours.tree))
-                if sorted(want) != sorted(got):
-                    raise AssertionError(f"tree paths differ: {sorted(want)} vs {sorted(got)}")
-                for p, w in want.items():
-                    out["arrays"] += same_value(p, w, got[p])
-            with fits.open(fits_path) as f:
-                out["hdus"] = [[h.name, h.header.get("BUNIT")] for h in f]
-                if not np.array_equal(f["SCIENCE"].data, ref_science(asdf_path)):
-                    raise AssertionError("astropy's SCIENCE differs from the tree's science")
-        out["ok"] = True
-    except Exception as e:  # reported to the test
-        out["error"] = f"{type(e).__name__}: {e}"
-    print(json.dumps(out))
+    def run(out):
+        with asdf.open(asdf_path, lazy_load=False, copy_arrays=True) as ref, \
+                fits_embed.AsdfInFits.open(fits_path) as ours:
+            out["arrays"] = same_tree(ref.tree, ours.tree)
+        with fits.open(fits_path) as f:
+            out["hdus"] = [[h.name, h.header.get("BUNIT")] for h in f]
+            if not np.array_equal(f["SCIENCE"].data, ref_science(asdf_path)):
+                raise AssertionError("astropy's SCIENCE differs from the tree's science")
+
+    print_outcome(run)
 
 
 def compare_asdf(a_path, b_path):
     import asdf
 
-    out = {"ok": False, "arrays": 0}
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
-            with asdf.open(a_path, lazy_load=False, copy_arrays=True) as a, \
-                    asdf.open(b_path, lazy_load=False, copy_arrays=True) as b:
-                want = dict(walk(a.tree))
-                got = dict(walk(b.tree))
-                if sorted(want) != sorted(got):
-                    raise AssertionError(f"tree paths differ: {sorted(want)} vs {sorted(got)}")
-                for p, w in want.items():
-                    out["arrays"] += same_value(p, w, got[p])
-        out["ok"] = True
-    except Exception as e:  # reported to the test
-        out["error"] = f"{type(e).__name__}: {e}"
-    print(json.dumps(out))
+    def run(out):
+        with asdf.open(a_path, lazy_load=False, copy_arrays=True) as a, \
+                asdf.open(b_path, lazy_load=False, copy_arrays=True) as b:
+            out["arrays"] = same_tree(a.tree, b.tree)
+
+    print_outcome(run)
 
 
 def ref_science(asdf_path):
@@ -208,35 +213,13 @@ def check(fits_path, asdf_path, validate_checksums, warnings_allowed=False):
     import asdf
     from asdf import fits_embed
 
-    out = {"ok": False, "arrays": 0}
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore" if warnings_allowed else "error")
-            with fits_embed.AsdfInFits.open(fits_path) as ref, \
-                    asdf.open(asdf_path, lazy_load=False, copy_arrays=True,
-                              validate_checksums=validate_checksums) as ours:
-                want = dict(walk(ref.tree))
-                got = dict(walk(ours.tree))
-                if sorted(want) != sorted(got):
-                    raise AssertionError(f"tree paths differ: {sorted(want)} vs {sorted(got)}")
-                for p, w in want.items():
-                    g = got[p]
-                    if hasattr(w, "dtype") and hasattr(w, "shape"):
-                        g = np.asarray(g)
-                        w = np.asarray(w)
-                        # Byte order may differ (astropy hands out native order for scaled
-                        # data, we keep FITS's big-endian where nothing is computed).
-                        if g.dtype.newbyteorder("<") != w.dtype.newbyteorder("<"):
-                            raise AssertionError(f"{p}: dtype {g.dtype} != {w.dtype}")
-                        if g.shape != w.shape or g.tobytes() != w.astype(g.dtype).tobytes():
-                            raise AssertionError(f"{p}: values differ")
-                        out["arrays"] += 1
-                    elif w != g:
-                        raise AssertionError(f"{p}: {g!r} != {w!r}")
-        out["ok"] = True
-    except Exception as e:  # reported to the test
-        out["error"] = f"{type(e).__name__}: {e}"
-    print(json.dumps(out))
+    def run(out):
+        with fits_embed.AsdfInFits.open(fits_path) as ref, \
+                asdf.open(asdf_path, lazy_load=False, copy_arrays=True,
+                          validate_checksums=validate_checksums) as ours:
+            out["arrays"] = same_tree(ref.tree, ours.tree)
+
+    print_outcome(run, warnings_allowed)
 
 
 if __name__ == "__main__":

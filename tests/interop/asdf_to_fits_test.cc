@@ -23,11 +23,6 @@ using namespace fitsasdf::test;
 
 namespace {
 
-RunResult cli(std::vector<std::string> args) {
-  args.insert(args.begin(), cli_path().string());
-  return run(args);
-}
-
 /// The FITS files of the corpus and of tests/data/astropy, sorted.
 std::vector<fs::path> fits_files() {
   std::vector<fs::path> out;
@@ -81,6 +76,14 @@ json compare(const std::vector<std::pair<fs::path, fs::path>>& pairs) {
   return json::parse(r.out);
 }
 
+/// Run `fits_roundtrip.py MODE DIR` (make-astropy, make-images): it writes its files into `dir`.
+void make_files(const std::string& mode, const fs::path& dir) {
+  const RunResult r =
+      run({reference_python(), (scripts_dir() / "fits_roundtrip.py").string(), mode, dir.string()});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+}
+
 std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -104,7 +107,7 @@ RoundTrip round_trip(const fs::path& fits, const fs::path& dir,
   std::vector<std::string> there{"convert",       fits.string(), "-o",
                                  t.asdf.string(), "--no-fsync",  "-q"};
   there.insert(there.end(), options.begin(), options.end());
-  const RunResult a = cli(there);
+  const RunResult a = run_cli(there);
   if (a.status == 2 && a.err.find("CFITSIO cannot open the file") != std::string::npos) {
     t.refused = true;
     return t;
@@ -112,7 +115,7 @@ RoundTrip round_trip(const fs::path& fits, const fs::path& dir,
   INFO(fits << ": " << a.err);
   REQUIRE(a.status == 0);
   const RunResult b =
-      cli({"convert", t.asdf.string(), "-o", t.written.string(), "--no-fsync", "-q"});
+      run_cli({"convert", t.asdf.string(), "-o", t.written.string(), "--no-fsync", "-q"});
   INFO(t.asdf << ": " << b.err);
   REQUIRE(b.status == 0);
   CHECK(b.err.empty());
@@ -203,14 +206,11 @@ TEST_CASE("FITS -> ASDF -> FITS with each conversion option", "[interop][to_fits
 TEST_CASE("asdf-astropy's HDUList with a table is written back to the FITS it came from",
           "[interop][to_fits]") {
   TempDir dir;
-  const RunResult made = run({reference_python(), (scripts_dir() / "fits_roundtrip.py").string(),
-                              "make-astropy", dir.path().string()});
-  INFO(made.err);
-  REQUIRE(made.status == 0);
+  make_files("make-astropy", dir.path());
   const fs::path source = dir / "source.fits";
   const fs::path asdf = dir / "hdul.asdf";
   const fs::path written = dir / "written.fits";
-  const RunResult r = cli({"convert", asdf.string(), "-o", written.string(), "--json"});
+  const RunResult r = run_cli({"convert", asdf.string(), "-o", written.string(), "--json"});
   INFO(r.err);
   REQUIRE(r.status == 0);
   const json report = json::parse(r.out);
@@ -229,22 +229,22 @@ TEST_CASE("convert chooses the direction from the content and checks its options
   TempDir dir;
   const fs::path fits = data_dir() / "astropy" / "checksum.fits";
   const fs::path asdf = dir / "sums.asdf";
-  REQUIRE(cli({"convert", fits.string(), "-o", asdf.string(), "-q"}).status == 0);
+  REQUIRE(run_cli({"convert", fits.string(), "-o", asdf.string(), "-q"}).status == 0);
 
   // An ASDF file named .fits is still ASDF.
   const fs::path disguised = dir / "disguised.fits";
   fs::copy_file(asdf, disguised);
-  RunResult r = cli({"convert", disguised.string(), "-o", (dir / "a.fits").string(), "-q"});
+  RunResult r = run_cli({"convert", disguised.string(), "-o", (dir / "a.fits").string(), "-q"});
   INFO(r.err);
   CHECK(r.status == 0);
   CHECK(read_file(dir / "a.fits") == read_file(fits));
 
   // The default output is IN with .fits, unless that file exists.
-  r = cli({"convert", asdf.string(), "-q"});
+  r = run_cli({"convert", asdf.string(), "-q"});
   CHECK(r.status == 0);
   CHECK(read_file(dir / "sums.fits") == read_file(fits));
   const std::string before = read_file(dir / "sums.fits");
-  r = cli({"convert", asdf.string()});
+  r = run_cli({"convert", asdf.string()});
   CHECK(r.status == 4);
   CHECK(r.err.find("exists") != std::string::npos);
   CHECK(r.err.find("-o") != std::string::npos);
@@ -258,22 +258,22 @@ TEST_CASE("convert chooses the direction from the content and checks its options
                                                 {"--no-checksum"}}) {
     std::vector<std::string> args{"convert", asdf.string(), "-o", (dir / "b.fits").string()};
     args.insert(args.end(), extra.begin(), extra.end());
-    r = cli(args);
+    r = run_cli(args);
     INFO(extra[0] << ": " << r.err);
     CHECK(r.status == 4);
     CHECK(r.err.find(extra[0]) != std::string::npos);
     CHECK_FALSE(fs::exists(dir / "b.fits"));
   }
-  r = cli({"convert", fits.string(), "-o", (dir / "c.asdf").string(), "--add-checksums"});
+  r = run_cli({"convert", fits.string(), "-o", (dir / "c.asdf").string(), "--add-checksums"});
   CHECK(r.status == 4);
   CHECK(r.err.find("--add-checksums") != std::string::npos);
 
   // --add-checksums: every HDU gets valid CHECKSUM/DATASUM cards.
   const fs::path plain = corpus_dir() / "fits-astropy" / "test0.fits";
   const fs::path plain_asdf = dir / "test0.asdf";
-  REQUIRE(cli({"convert", plain.string(), "-o", plain_asdf.string(), "-q"}).status == 0);
+  REQUIRE(run_cli({"convert", plain.string(), "-o", plain_asdf.string(), "-q"}).status == 0);
   const fs::path summed = dir / "summed.fits";
-  r = cli({"convert", plain_asdf.string(), "-o", summed.string(), "--add-checksums", "-q"});
+  r = run_cli({"convert", plain_asdf.string(), "-o", summed.string(), "--add-checksums", "-q"});
   INFO(r.err);
   REQUIRE(r.status == 0);
   const RunResult verified = run({"fitsverify", summed.string()});
@@ -289,7 +289,7 @@ TEST_CASE("convert chooses the direction from the content and checks its options
   // extension; tests/interop/asdf_in_fits_test.cc checks it with python asdf).
   const fs::path tree = dir / "tree.asdf";
   fs::copy_file(samples_dir() / "compressed.asdf", tree);
-  r = cli({"convert", tree.string(), "-o", (dir / "tree.fits").string()});
+  r = run_cli({"convert", tree.string(), "-o", (dir / "tree.fits").string()});
   INFO(r.err);
   CHECK(r.status == 0);
   CHECK(fs::exists(dir / "tree.fits"));
@@ -298,10 +298,7 @@ TEST_CASE("convert chooses the direction from the content and checks its options
 TEST_CASE("tile-compressed images and tables made by fpack are compressed again",
           "[interop][to_fits]") {
   TempDir dir;
-  const RunResult made = run({reference_python(), (scripts_dir() / "fits_roundtrip.py").string(),
-                              "make-images", dir.path().string()});
-  INFO(made.err);
-  REQUIRE(made.status == 0);
+  make_files("make-images", dir.path());
   struct Case {
     std::string image;
     std::vector<std::string> fpack;
@@ -361,10 +358,7 @@ TEST_CASE("tile-compressed images and tables made by fpack are compressed again"
 TEST_CASE("a binary table with every in-place change comes back byte for byte",
           "[interop][to_fits]") {
   TempDir dir;
-  const RunResult made = run({reference_python(), (scripts_dir() / "fits_roundtrip.py").string(),
-                              "make-images", dir.path().string()});
-  INFO(made.err);
-  REQUIRE(made.status == 0);
+  make_files("make-images", dir.path());
   // Unsigned columns of 8 to 64 bits, logicals with a NUL and a '?', a heap.
   const fs::path edge = dir / "edge_table.fits";
   for (const std::vector<std::string>& options :

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -15,6 +14,7 @@
 #include <sstream>
 
 #include "support/catch.h"
+#include "support/fits_builder.h"
 #include "support/paths.h"
 #include "support/run.h"
 #include "support/temp_dir.h"
@@ -22,6 +22,9 @@
 using nlohmann::json;
 namespace fs = std::filesystem;
 using namespace fitsasdf::test;
+using fitsasdf::test::fits_builder::big_endian;
+using fitsasdf::test::fits_builder::card;
+using fitsasdf::test::fits_builder::hdu;
 
 namespace {
 
@@ -59,28 +62,6 @@ bool python_reads(const fs::path& fits) {
   return fits.filename() != "mef_empty_ext.fits" && fits.filename() != "mef_hollow.fits";
 }
 
-/// A header card "KEY     = value" (numbers and logicals right-aligned to column 30).
-std::string kv(std::string key, const std::string& value, const std::string& comment = "") {
-  key.resize(8, ' ');
-  std::string v = value;
-  if (!v.starts_with("'") && v.size() < 20) v.insert(0, 20 - v.size(), ' ');
-  return key + "= " + v + (comment.empty() ? "" : " / " + comment);
-}
-
-/// One HDU: `cards`, END, blank padding, then `data` padded with zeros to 2880 bytes.
-std::string hdu(const std::vector<std::string>& cards, const std::string& data) {
-  std::string out;
-  for (std::string c : cards) {
-    c.resize(80, ' ');
-    out += c;
-  }
-  out += std::string("END").append(77, ' ');
-  out.resize((out.size() + 2879) / 2880 * 2880, ' ');
-  out += data;
-  out.resize((out.size() + 2879) / 2880 * 2880, '\0');
-  return out;
-}
-
 /// `n` big-endian integers of `bytes` bytes each, spread over the whole range of the type
 /// (a fixed pseudo-random sequence), with element 3 set to `blank` when given.
 std::string big_endian_ints(int bytes, int n, std::optional<long long> blank = {}) {
@@ -92,7 +73,7 @@ std::string big_endian_ints(int bytes, int n, std::optional<long long> blank = {
     x ^= x << 17;
     std::uint64_t v = x;
     if (blank && i == 3) v = static_cast<std::uint64_t>(*blank);
-    for (int k = bytes - 1; k >= 0; --k) out += static_cast<char>((v >> (8 * k)) & 0xff);
+    out += big_endian(v, bytes);
   }
   return out;
 }
@@ -101,16 +82,13 @@ std::string big_endian_ints(int bytes, int n, std::optional<long long> blank = {
 /// BITPIX -32, else pseudo-random integers (element 3 = `blank` when given).
 std::string image(int bitpix, int n, const std::vector<std::string>& extra,
                   std::optional<long long> blank = {}) {
-  std::vector<std::string> cards{kv("SIMPLE", "T"), kv("BITPIX", std::to_string(bitpix)),
-                                 kv("NAXIS", "1"), kv("NAXIS1", std::to_string(n))};
+  std::vector<std::string> cards{card("SIMPLE", "T"), card("BITPIX", std::to_string(bitpix)),
+                                 card("NAXIS", "1"), card("NAXIS1", std::to_string(n))};
   cards.insert(cards.end(), extra.begin(), extra.end());
   std::string data;
   if (bitpix == -32) {  // finite floats: bytes of small integers' float images
     for (int i = 0; i < n; ++i) {
-      const float f = static_cast<float>(i * 37 % 1001) / 7.0f - 50.0f;
-      std::uint32_t u;
-      std::memcpy(&u, &f, 4);
-      for (int k = 3; k >= 0; --k) data += static_cast<char>((u >> (8 * k)) & 0xff);
+      data += big_endian(static_cast<float>(i * 37 % 1001) / 7.0f - 50.0f);
     }
   } else {
     data = big_endian_ints(std::abs(bitpix) / 8, n, blank);
@@ -120,21 +98,18 @@ std::string image(int bitpix, int n, const std::vector<std::string>& extra,
 
 /// An IMAGE extension named `name`: 2 x 3 float64 values and `extra` cards.
 std::string image_extension(const std::string& name, const std::vector<std::string>& extra) {
-  std::vector<std::string> cards{kv("XTENSION", "'IMAGE   '"),
-                                 kv("BITPIX", "-64"),
-                                 kv("NAXIS", "2"),
-                                 kv("NAXIS1", "3"),
-                                 kv("NAXIS2", "2"),
-                                 kv("PCOUNT", "0"),
-                                 kv("GCOUNT", "1"),
-                                 kv("EXTNAME", "'" + name + "'")};
+  std::vector<std::string> cards{card("XTENSION", "'IMAGE   '"),
+                                 card("BITPIX", "-64"),
+                                 card("NAXIS", "2"),
+                                 card("NAXIS1", "3"),
+                                 card("NAXIS2", "2"),
+                                 card("PCOUNT", "0"),
+                                 card("GCOUNT", "1"),
+                                 card("EXTNAME", "'" + name + "'")};
   cards.insert(cards.end(), extra.begin(), extra.end());
   std::string data;
   for (int i = 0; i < 6; ++i) {
-    const double d = 1.5 * i - 2.0;
-    std::uint64_t u;
-    std::memcpy(&u, &d, 8);
-    for (int k = 7; k >= 0; --k) data += static_cast<char>((u >> (8 * k)) & 0xff);
+    data += big_endian(1.5 * i - 2.0);
   }
   return hdu(cards, data);
 }
@@ -145,17 +120,12 @@ void write_file(const fs::path& path, const std::string& bytes) {
   REQUIRE(out.good());
 }
 
-RunResult cli(std::vector<std::string> args) {
-  args.insert(args.begin(), cli_path().string());
-  return run(args);
-}
-
 /// Convert `fits` to `asdf` with `options`; return the --json report.
 json convert(const fs::path& fits, const fs::path& asdf, std::vector<std::string> options = {}) {
   std::vector<std::string> args{"convert",     fits.string(), "-o",
                                 asdf.string(), "--no-fsync",  "--json"};
   args.insert(args.end(), options.begin(), options.end());
-  const RunResult r = cli(args);
+  const RunResult r = run_cli(args);
   INFO(join(args) << "\n" << r.err);
   REQUIRE(r.status == 0);
   return json::parse(r.out);
@@ -163,7 +133,7 @@ json convert(const fs::path& fits, const fs::path& asdf, std::vector<std::string
 
 /// `fitsasdf info --blocks --json` of `asdf`.
 json info(const fs::path& asdf) {
-  const RunResult r = cli({"info", "--blocks", "--json", asdf.string()});
+  const RunResult r = run_cli({"info", "--blocks", "--json", asdf.string()});
   INFO(asdf << ": " << r.err);
   REQUIRE(r.status == 0);
   return json::parse(r.out);
@@ -290,23 +260,22 @@ TEST_CASE("the native view: units as astropy reads BUNIT, root data, blocks shar
                                        "not a unit"};
   for (std::size_t i = 0; i < units.size(); ++i) {
     const fs::path f = dir / ("bunit_" + std::to_string(i) + ".fits");
-    write_file(f, image(-32, 5, {kv("BUNIT", "'" + units[i] + "'")}));
+    write_file(f, image(-32, 5, {card("BUNIT", "'" + units[i] + "'")}));
     inputs.push_back(f);
   }
   // Multi-extension files whose first HDU with data is the second (python reads it) and the
   // third, after an empty extension (asdf-astropy cannot build that HDUList: checked by info).
-  const std::string empty_primary =
-      hdu({kv("SIMPLE", "T"), kv("BITPIX", "8"), kv("NAXIS", "0"), kv("EXTEND", "T")}, "");
-  const std::string sci_var = image_extension("SCI", {kv("BUNIT", "'ct/s'")}) +
-                              image_extension("VAR", {kv("BUNIT", "'ct2/s2'")});
+  const std::string empty_primary = fits_builder::empty_primary();
+  const std::string sci_var = image_extension("SCI", {card("BUNIT", "'ct/s'")}) +
+                              image_extension("VAR", {card("BUNIT", "'ct2/s2'")});
   const fs::path mef = dir / "mef_sci_var.fits";
   write_file(mef, empty_primary + sci_var);
   inputs.push_back(mef);
   const fs::path hollow = dir / "mef_hollow.fits";
   write_file(hollow, empty_primary +
-                         hdu({kv("XTENSION", "'IMAGE   '"), kv("BITPIX", "16"), kv("NAXIS", "1"),
-                              kv("NAXIS1", "0"), kv("PCOUNT", "0"), kv("GCOUNT", "1"),
-                              kv("EXTNAME", "'HOLLOW'")},
+                         hdu({card("XTENSION", "'IMAGE   '"), card("BITPIX", "16"),
+                              card("NAXIS", "1"), card("NAXIS1", "0"), card("PCOUNT", "0"),
+                              card("GCOUNT", "1"), card("EXTNAME", "'HOLLOW'")},
                              "") +
                          sci_var);
   inputs.push_back(hollow);
@@ -424,13 +393,13 @@ TEST_CASE("scaling physical writes astropy's scaled data", "[interop][fits]") {
   for (const int bitpix : {8, 16, 32, 64}) {
     const std::string b = std::to_string(bitpix);
     add("scaled_" + b + ".fits",
-        image(bitpix, 257, {kv("BSCALE", "0.1"), kv("BZERO", "3.3"), kv("BLANK", "1")}, 1));
-    add("zero_only_" + b + ".fits", image(bitpix, 100, {kv("BZERO", "-7.25")}));
+        image(bitpix, 257, {card("BSCALE", "0.1"), card("BZERO", "3.3"), card("BLANK", "1")}, 1));
+    add("zero_only_" + b + ".fits", image(bitpix, 100, {card("BZERO", "-7.25")}));
     const long long blank = bitpix == 8 ? 253 : -3;  // BITPIX 8 is unsigned
     add("blank_only_" + b + ".fits",
-        image(bitpix, 50, {kv("BLANK", std::to_string(blank))}, blank));
+        image(bitpix, 50, {card("BLANK", std::to_string(blank))}, blank));
   }
-  add("scaled_float.fits", image(-32, 200, {kv("BSCALE", "1.7"), kv("BZERO", "0.3")}));
+  add("scaled_float.fits", image(-32, 200, {card("BSCALE", "1.7"), card("BZERO", "0.3")}));
   for (const char* name : {"scaled_blank_i2.fits", "blank_i4.fits", "unsigned_u2.fits",
                            "unsigned_u4.fits", "unsigned_u8.fits", "signed_int8.fits",
                            "bitpix16_naxis2.fits", "bitpix-64_naxis3.fits", "mef_units.fits"}) {
@@ -527,10 +496,10 @@ TEST_CASE("fits tag: auto picks the standard tag when the header fits it, else a
           "[interop][fits]") {
   TempDir dir;
   const std::vector<std::string> plain_cards{
-      kv("DATE-OBS", "'2024-01-02T03:04:05'", "observation start"),
-      kv("EXPTIME", "30.0"),
-      kv("OBS_ID", "'ab-12'"),
-      kv("FLAG", "F"),
+      card("DATE-OBS", "'2024-01-02T03:04:05'", "observation start"),
+      card("EXPTIME", "30.0"),
+      card("OBS_ID", "'ab-12'"),
+      card("FLAG", "F"),
       "COMMENT a comment",
       "HISTORY step one",
       ""};
@@ -574,7 +543,7 @@ TEST_CASE("fits tag: auto picks the standard tag when the header fits it, else a
     // The standard tag cannot hold this header: a usage error naming the file and the card.
     const fs::path refused = dir / (fits.stem().string() + "_refused.asdf");
     const RunResult r =
-        cli({"convert", fits.string(), "-o", refused.string(), "--fits-tag", "standard"});
+        run_cli({"convert", fits.string(), "-o", refused.string(), "--fits-tag", "standard"});
     INFO(r.err);
     CHECK(r.status == 4);
     CHECK(r.out.empty());

@@ -1,6 +1,7 @@
 #pragma once
-// Tiny FITS files built byte by byte for the comparison tests, and the byte edits that alter
-// them (a flipped bit, a changed card, two swapped cards, a removed HDU).
+// Tiny FITS files built byte by byte for the tests (cards, headers, HDUs, big-endian values, a
+// sample file of three HDUs), and the byte edits that alter them (a flipped bit, a changed
+// card, two swapped cards).
 #include <algorithm>
 #include <bit>
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace fitsasdf::test::fits_builder {
@@ -28,18 +30,47 @@ inline std::string card(std::string key, const std::string& value,
   return c;
 }
 
-/// One HDU: `cards`, END, blanks to 2880 bytes, then `data` padded with zeros to 2880 bytes.
-inline std::string hdu(const std::vector<std::string>& cards, const std::string& data) {
+/// `value` as a fixed-format string: quoted, padded with blanks to at least 8 characters.
+inline std::string quoted(std::string value) {
+  if (value.size() < 8) value.resize(8, ' ');
+  return "'" + value + "'";
+}
+
+/// A card with an integer value.
+inline std::string num(const std::string& key, long long value) {
+  return card(key, std::to_string(value));
+}
+
+/// A card with a string value (given without its quotes).
+inline std::string text(const std::string& key, const std::string& value) {
+  return card(key, quoted(value));
+}
+
+/// `bytes` padded with `fill` to whole 2880-byte blocks.
+inline std::string padded(std::string bytes, char fill = '\0') {
+  bytes.resize((bytes.size() + 2879) / 2880 * 2880, fill);
+  return bytes;
+}
+
+/// The header blocks of `cards` (each padded to 80 bytes), END, then blanks to 2880 bytes.
+inline std::string header(const std::vector<std::string>& cards) {
   std::string out;
   for (std::string c : cards) {
     c.resize(80, ' ');
     out += c;
   }
   out += std::string("END").append(77, ' ');
-  out.resize((out.size() + 2879) / 2880 * 2880, ' ');
-  out += data;
-  out.resize((out.size() + 2879) / 2880 * 2880, '\0');
-  return out;
+  return padded(std::move(out), ' ');
+}
+
+/// One HDU: `cards`, END, blanks to 2880 bytes, then `data` padded with zeros to 2880 bytes.
+inline std::string hdu(const std::vector<std::string>& cards, const std::string& data) {
+  return header(cards) + padded(data);
+}
+
+/// The header of an empty primary HDU (SIMPLE, BITPIX 8, NAXIS 0, EXTEND).
+inline std::string empty_primary() {
+  return header({card("SIMPLE", "T"), num("BITPIX", 8), num("NAXIS", 0), card("EXTEND", "T")});
 }
 
 /// Big-endian bytes of `value`.
@@ -49,6 +80,23 @@ std::string big_endian(T value) {
   std::memcpy(raw, &value, sizeof(T));
   std::string out(raw, sizeof(T));
   if constexpr (std::endian::native == std::endian::little) std::reverse(out.begin(), out.end());
+  return out;
+}
+
+/// The mandatory cards of a table extension, `xtension` "BINTABLE" or "TABLE": XTENSION,
+/// BITPIX, NAXIS 2, NAXIS1 (bytes a row), NAXIS2 (rows), PCOUNT, GCOUNT 1 and TFIELDS.
+inline std::vector<std::string> table_cards(const std::string& xtension, long long naxis1,
+                                            long long naxis2, long long pcount, long long tfields,
+                                            long long bitpix = 8) {
+  return {text("XTENSION", xtension), num("BITPIX", bitpix),  num("NAXIS", 2),
+          num("NAXIS1", naxis1),      num("NAXIS2", naxis2),  num("PCOUNT", pcount),
+          num("GCOUNT", 1),           num("TFIELDS", tfields)};
+}
+
+/// The low `size` bytes of `value`, big-endian.
+inline std::string big_endian(std::uint64_t value, int size) {
+  std::string out;
+  for (int i = size - 1; i >= 0; --i) out += static_cast<char>((value >> (8 * i)) & 0xff);
   return out;
 }
 

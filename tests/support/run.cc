@@ -9,6 +9,8 @@
 #include <csignal>
 #include <stdexcept>
 
+#include "support/paths.h"
+
 extern char** environ;
 
 namespace fitsasdf::test {
@@ -17,6 +19,11 @@ std::string join(const std::vector<std::string>& argv) {
   std::string s;
   for (const auto& a : argv) s += (s.empty() ? "" : " ") + a;
   return s;
+}
+
+RunResult run_cli(std::vector<std::string> args) {
+  args.insert(args.begin(), cli_path().string());
+  return run(args);
 }
 
 RunResult run(const std::vector<std::string>& argv, const std::string& input) {

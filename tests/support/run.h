@@ -14,6 +14,9 @@ struct RunResult {
 /// Run `argv` (no shell) with an optional standard input and wait for it.
 RunResult run(const std::vector<std::string>& argv, const std::string& input = "");
 
+/// Run the built `fitsasdf` executable with `args` (no shell) and wait for it.
+RunResult run_cli(std::vector<std::string> args);
+
 /// Quote `s` for a message.
 std::string join(const std::vector<std::string>& argv);
 

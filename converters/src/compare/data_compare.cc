@@ -189,29 +189,6 @@ void compare_groups(const FitsHdu& a, const FitsHdu& b, CompareMode mode, Collec
 
 // ---- tables ---------------------------------------------------------------------------------
 
-std::optional<DTypeKind> binary_kind(char type) {
-  switch (type) {
-    case 'B':
-      return DTypeKind::kUInt8;
-    case 'I':
-      return DTypeKind::kInt16;
-    case 'J':
-      return DTypeKind::kInt32;
-    case 'K':
-      return DTypeKind::kInt64;
-    case 'E':
-      return DTypeKind::kFloat32;
-    case 'D':
-      return DTypeKind::kFloat64;
-    case 'C':
-      return DTypeKind::kComplex64;
-    case 'M':
-      return DTypeKind::kComplex128;
-    default:
-      return std::nullopt;
-  }
-}
-
 std::string rstrip_text(std::string_view s) {
   while (!s.empty() && (s.back() == ' ' || s.back() == '\0')) s.remove_suffix(1);
   return std::string(s);
@@ -259,7 +236,7 @@ std::pair<std::uint64_t, std::uint64_t> descriptor(const std::uint8_t* p, char t
 
 std::uint64_t heap_item_size(char heap_type, std::uint64_t count) {
   if (heap_type == 'X') return (count + 7) / 8;
-  const auto kind = binary_kind(heap_type);
+  const auto kind = fits::kind_for_tform(heap_type);
   return count * (kind ? kind_info(*kind).unit_size : 1);
 }
 
@@ -271,7 +248,7 @@ std::string heap_text(const TableView& t, const std::uint8_t* p, const Column& c
   std::string s = "array of " + std::to_string(count);
   if (data == nullptr)
     return s + " at heap offset " + std::to_string(offset) + " (outside the heap)";
-  const auto kind = binary_kind(col.heap_type);
+  const auto kind = fits::kind_for_tform(col.heap_type);
   if (col.heap_type == 'A') return s + ": " + quoted({reinterpret_cast<const char*>(data), size});
   if (!kind)
     return s + ": " +
@@ -310,7 +287,7 @@ std::string cell_text(const TableView& t, std::uint64_t row, const Column& col,
     default:
       break;
   }
-  const auto kind = binary_kind(col.type);
+  const auto kind = fits::kind_for_tform(col.type);
   if (!kind) return format_bytes(p, static_cast<std::size_t>(col.width));
   const std::size_t unit = kind_info(*kind).unit_size;
   return format_element(p + item.value_or(0) * unit, *kind, true, nan_bits);
@@ -345,7 +322,8 @@ bool cells_differ(const TableView& ta, const Column& ca, const TableView& tb, co
     return false;
   }
   if (exact) {
-    if (const auto kind = binary_kind(ca.type); kind && !ta.hdu.table.ascii && ca.repeat > 1) {
+    if (const auto kind = fits::kind_for_tform(ca.type);
+        kind && !ta.hdu.table.ascii && ca.repeat > 1) {
       const std::size_t unit = kind_info(*kind).unit_size;
       for (std::uint64_t i = 0; i < ca.repeat; ++i) {
         if (std::memcmp(pa + i * unit, pb + i * unit, unit) != 0) {
@@ -382,7 +360,7 @@ bool cells_differ(const TableView& ta, const Column& ca, const TableView& tb, co
       const std::uint8_t* hb = tb.heap(ob, size);
       if (ha == nullptr || hb == nullptr) return ha != hb || oa != ob;
       if (std::memcmp(ha, hb, static_cast<std::size_t>(size)) == 0) return false;
-      const auto kind = binary_kind(ca.heap_type);
+      const auto kind = fits::kind_for_tform(ca.heap_type);
       if (!kind) return true;
       const std::size_t unit = kind_info(*kind).unit_size;
       for (std::uint64_t i = 0; i < na; ++i) {
@@ -395,7 +373,7 @@ bool cells_differ(const TableView& ta, const Column& ca, const TableView& tb, co
     default:
       break;
   }
-  const auto kind = binary_kind(ca.type);
+  const auto kind = fits::kind_for_tform(ca.type);
   if (!kind) return sa != sb;
   const std::size_t unit = kind_info(*kind).unit_size;
   for (std::uint64_t i = 0; i < ca.repeat; ++i) {
@@ -410,7 +388,7 @@ bool cells_differ(const TableView& ta, const Column& ca, const TableView& tb, co
 void compare_column(const TableView& ta, const Column& ca, const TableView& tb, const Column& cb,
                     std::uint64_t rows, CompareMode mode, Collector& c) {
   c.out.compared += rows;
-  const bool numeric_vector = !ta.hdu.table.ascii && binary_kind(ca.type) && ca.repeat > 1;
+  const bool numeric_vector = !ta.hdu.table.ascii && fits::kind_for_tform(ca.type) && ca.repeat > 1;
   for (std::uint64_t row = 0; row < rows; ++row) {
     std::optional<std::uint64_t> item;
     if (!cells_differ(ta, ca, tb, cb, row, mode, item)) continue;

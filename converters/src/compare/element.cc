@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <complex>
+#include <cstdlib>
 #include <cstring>
 #include <type_traits>
 
@@ -77,6 +78,23 @@ Value read_value(const std::uint8_t* p, DTypeKind kind, bool big_endian) noexcep
 
 bool same(long double x, long double y) noexcept {
   return x == y || (std::isnan(x) && std::isnan(y));
+}
+
+/// `n` as a number the way Python compares it (a bool as 0 or 1), or nothing.
+std::optional<long double> python_number(const asdfcore::tree::Node& n) {
+  using asdfcore::tree::NodeKind;
+  switch (n.kind()) {
+    case NodeKind::kBool:
+      return n.as_bool() ? 1 : 0;
+    case NodeKind::kInt:
+      return static_cast<long double>(n.as_int());
+    case NodeKind::kBigInt:
+      return std::strtold(n.integer_text().c_str(), nullptr);
+    case NodeKind::kFloat:
+      return n.as_double();
+    default:
+      return std::nullopt;
+  }
 }
 
 bool is_floating(DTypeKind kind) noexcept {
@@ -167,6 +185,13 @@ bool values_equal(const std::uint8_t* a, DTypeKind kind_a, const std::uint8_t* b
   const Value x = read_value(a, kind_a, big_endian);
   const Value y = read_value(b, kind_b, big_endian);
   return same(x.re, y.re) && same(x.im, y.im);
+}
+
+std::optional<bool> numbers_equal(const asdfcore::tree::Node& a, const asdfcore::tree::Node& b) {
+  const auto x = python_number(a);
+  const auto y = python_number(b);
+  if (!x || !y) return std::nullopt;
+  return same(*x, *y);
 }
 
 std::string format_element(const std::uint8_t* p, DTypeKind kind, bool big_endian, bool nan_bits) {

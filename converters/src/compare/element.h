@@ -1,11 +1,13 @@
 #pragma once
 // Single elements of array data, as the comparisons see them: read one element of a numeric
 // kind from its bytes (big- or little-endian), compare two elements bit for bit or by value,
-// and write an element as text for a report.
+// and write an element as text for a report; and two scalar tree values compared as numbers.
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "asdfcore/ndarray/dtype.h"
+#include "asdfcore/tree/node.h"
 
 namespace fitsasdf::compare {
 
@@ -33,6 +35,10 @@ std::string format_element(const std::uint8_t* p, asdfcore::ndarray::DTypeKind k
 
 /// Return `bytes` (`size` of them) as Python shows a bytes value: b'ab\x00'.
 std::string format_bytes(const std::uint8_t* p, std::size_t size);
+
+/// Compare two scalar nodes as Python compares numbers (a bool as 0 or 1, NaN equal to NaN):
+/// whether they are equal, or nothing when either is not a bool, integer or float.
+std::optional<bool> numbers_equal(const asdfcore::tree::Node& a, const asdfcore::tree::Node& b);
 
 /// Return `value` as Python's repr of a float ("1.0", "2.5e-08", "nan", "-inf").
 std::string format_double(double value);

@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cmath>
-#include <cstdlib>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -37,26 +35,6 @@ bool same_value(const Card& a, const Card& b) {
   return asdfcore::tree::deep_equal(*a.value, *b.value);
 }
 
-/// A number as Python sees it in a comparison (bool as 0/1), or nothing.
-bool as_number(const Node& n, long double& out) {
-  switch (n.kind()) {
-    case NodeKind::kBool:
-      out = n.as_bool() ? 1 : 0;
-      return true;
-    case NodeKind::kInt:
-      out = static_cast<long double>(n.as_int());
-      return true;
-    case NodeKind::kBigInt:
-      out = std::strtold(n.integer_text().c_str(), nullptr);
-      return true;
-    case NodeKind::kFloat:
-      out = n.as_double();
-      return true;
-    default:
-      return false;
-  }
-}
-
 /// Values equal as astropy's `diff_values` finds them (after `ignore_blanks`' rstrip).
 bool python_equal(const Card& a, const Card& b) {
   const bool null_a = !a.value || a.value->is_null();
@@ -64,11 +42,7 @@ bool python_equal(const Card& a, const Card& b) {
   if (null_a || null_b) return null_a == null_b;
   const Node& x = *a.value;
   const Node& y = *b.value;
-  long double p = 0;
-  long double q = 0;
-  if (as_number(x, p) && as_number(y, q)) {
-    return p == q || (std::isnan(p) && std::isnan(q));
-  }
+  if (const auto numbers = numbers_equal(x, y)) return *numbers;
   if (x.is_string() && y.is_string()) {
     if (x.tag() != y.tag()) return false;
     return x.tag().empty() ? rstrip(x.as_string()) == rstrip(y.as_string())

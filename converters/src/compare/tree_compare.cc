@@ -2,8 +2,6 @@
 // position, scalars by value (numbers as Python compares them), tags, and ndarrays by datatype,
 // shape, mask and values read from their blocks.
 #include <algorithm>
-#include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <set>
@@ -80,25 +78,6 @@ std::string node_text(const Node& n) {
 std::string key_text(const Node& key) {
   if (key.is_string() && key.tag().empty()) return key.as_string();
   return "<" + std::string(asdfcore::tree::node_kind_name(key.kind())) + "> " + node_text(key);
-}
-
-bool as_number(const Node& n, long double& out) {
-  switch (n.kind()) {
-    case NodeKind::kBool:
-      out = n.as_bool() ? 1 : 0;
-      return true;
-    case NodeKind::kInt:
-      out = static_cast<long double>(n.as_int());
-      return true;
-    case NodeKind::kBigInt:
-      out = std::strtold(n.integer_text().c_str(), nullptr);
-      return true;
-    case NodeKind::kFloat:
-      out = n.as_double();
-      return true;
-    default:
-      return false;
-  }
 }
 
 /// Return the 0-based C-order index of flat element `i`.
@@ -297,11 +276,9 @@ void Context::compare(const NodePtr& a, const NodePtr& b, const std::string& pat
     }
     return;
   }
-  long double p = 0;
-  long double q = 0;
   bool equal = false;
-  if (as_number(*a, p) && as_number(*b, q)) {
-    equal = p == q || (std::isnan(p) && std::isnan(q));
+  if (const auto numbers = compare::numbers_equal(*a, *b)) {
+    equal = *numbers;
   } else if (a->kind() != b->kind()) {
     add({Kind::kType, path, node_text(*a), node_text(*b), {}});
     return;

@@ -13,6 +13,7 @@
 #include "asdfcore/asdf_file.h"
 #include "asdfcore/asdf_writer.h"
 #include "asdfcore/error.h"
+#include "asdfcore/ndarray/dtype.h"
 #include "asdfcore/tree/walk.h"
 #include "fits/fits_file.h"
 #include "hdu/hdu_converter.h"
@@ -108,11 +109,12 @@ asdfcore::io::Buffer embedded_bytes(const hdu::HduInput& in) {
   return in.data.slice(0, static_cast<std::size_t>(width));
 }
 
-/// Parse "fits:EXTNAME,EXTVER" (EXTVER optional) into the name and version (-1: any).
+/// Parse "fits:EXTNAME,EXTVER" (EXTVER optional) into the name and version (-1: any). The
+/// name may hold commas (any printable ASCII, as python asdf reads it): EXTVER follows the last.
 std::pair<std::string, long long> parse_source(const std::string& source,
                                                const ErrorContext& where) {
   const std::string body = source.substr(kSourcePrefix.size());
-  const std::size_t comma = body.find(',');
+  const std::size_t comma = body.rfind(',');
   if (comma == std::string::npos) return {body, -1};
   const std::string ver = body.substr(comma + 1);
   if (ver.empty() || ver.find_first_not_of("0123456789") != std::string::npos ||
@@ -121,6 +123,18 @@ std::pair<std::string, long long> parse_source(const std::string& source,
                 where);
   }
   return {body.substr(0, comma), std::stoll(ver)};
+}
+
+/// Return a shape node as "[2, 3]" for messages ("(none)" when absent).
+std::string shape_text(const NodePtr& shape) {
+  if (!shape) return "(none)";
+  if (!shape->is_sequence()) return asdfcore::tree::describe_for_error(*shape);
+  std::string text = "[";
+  for (const NodePtr& n : shape->items()) {
+    if (text.size() > 1) text += ", ";
+    text += asdfcore::tree::describe_for_error(*n);
+  }
+  return text + "]";
 }
 
 }  // namespace
@@ -178,7 +192,10 @@ ConversionReport extract_embedded_asdf(const std::string& input, const std::stri
   physical.native_byte_order = false;
   physical.native_view = true;  // float images show their physical values only there
   const auto registry = hdu::HduConverterRegistry::with_builtins();
-  std::map<int, NodePtr> converted;  // HDU position -> its data node (block in `sink`)
+  // (HDU position, in the machine's byte order) -> its data node (block in `sink`).
+  std::map<std::pair<int, bool>, NodePtr> converted;
+  const std::string native_name(
+      asdfcore::ndarray::asdf_byteorder_name(asdfcore::ndarray::native_byte_order()));
 
   NodePtr root = asdfcore::tree::deep_copy(embedded.tree());
   asdfcore::tree::walk(root, [&](const NodePtr& node, const std::string& path) {
@@ -194,10 +211,20 @@ ConversionReport extract_embedded_asdf(const std::string& input, const std::stri
       throw Error(ErrorCode::kMalformed,
                   "the array source '" + source->as_string() + "' names no HDU of the file", where);
     }
-    auto it = converted.find(at);
+    // An array that says it is in the machine's byte order gets it (our own files record the
+    // byte order the array had before it went into the big-endian HDU); otherwise the HDU's
+    // order is kept, as python asdf takes the dtype from astropy's data.
+    const NodePtr order = node->get("byteorder");
+    const NodePtr datatype = node->get("datatype");
+    const bool in_native_order = order && order->is_string() &&
+                                 order->as_string() == native_name && datatype &&
+                                 datatype->is_string();
+    auto it = converted.find({at, in_native_order});
     if (it == converted.end()) {
       const hdu::HduInput& in = f.hdus[static_cast<std::size_t>(at)];
-      hdu::HduOutput out = registry.find(in).convert(in, sink, physical);
+      ConvertOptions hdu_options = physical;
+      hdu_options.native_byte_order = in_native_order;
+      hdu::HduOutput out = registry.find(in).convert(in, sink, hdu_options);
       // An image's values as astropy's `hdu.data` gives them: the native array (the value of
       // a quantity, without the BLANK mask); a table's rows: the item's data.
       NodePtr data = out.item->get("data");
@@ -216,17 +243,14 @@ ConversionReport extract_embedded_asdf(const std::string& input, const std::stri
       r.name = source->as_string();
       r.notes.push_back("array at " + path + " pulled in from this HDU");
       report.hdus.push_back(std::move(r));
-      it = converted.emplace(at, data).first;
+      it = converted.emplace(std::pair{at, in_native_order}, data).first;
     }
     const NodePtr& data = it->second;
     const NodePtr want_shape = node->get("shape");
-    if (!want_shape || asdfcore::tree::describe_for_error(*want_shape) !=
-                           asdfcore::tree::describe_for_error(*data->get("shape"))) {
+    if (!want_shape || !asdfcore::tree::deep_equal(*want_shape, *data->get("shape"))) {
       throw Error(ErrorCode::kMalformed,
-                  "the array says shape " +
-                      (want_shape ? asdfcore::tree::describe_for_error(*want_shape) : "(none)") +
-                      " but HDU '" + source->as_string() + "' holds " +
-                      asdfcore::tree::describe_for_error(*data->get("shape")),
+                  "the array says shape " + shape_text(want_shape) + " but HDU '" +
+                      source->as_string() + "' holds " + shape_text(data->get("shape")),
                   where);
     }
     for (const char* key : {"source", "datatype", "byteorder"}) node->set(key, data->get(key));

@@ -128,6 +128,12 @@ void reblock(const NodePtr& node, const NDArray& array, Blocks& blocks) {
   rewrite_array_node(node, asdfcore::ndarray::make_ndarray_node(spec));
 }
 
+/// The EXTNAME card, with its comment only when both fit on one card (no CONTINUE card, which
+/// fitsverify flags without LONGSTRN).
+NodePtr extname_card(const std::string& name) {
+  return card("EXTNAME", Node::make_string(name), name.size() <= 50 ? "extension name" : "");
+}
+
 /// The TFORM letter of a column kind.
 std::optional<char> column_letter(const DType& dtype) {
   switch (dtype.kind()) {
@@ -238,18 +244,27 @@ class Planner {
   /// when FITS can hold it, else kept in the ASDF extension; then its mask array, if any.
   void array(const NodePtr& node, const std::string& path, const NodePtr& unit) {
     if (!seen_arrays_.insert(node.get()).second) return;
-    const NodePtr mask = node->is_mapping() ? node->get("mask") : nullptr;
-    if (!image_array(node, path, unit)) keep(node, path);
-    if (mask && asdfcore::tree::is_ndarray(*mask)) array(mask, path + "/mask", nullptr);
+    if (!image_array(node, path, unit)) keep_in_asdf(node, path);
+    plan_mask(node, path);
   }
 
-  /// Keep the array `node` in the ASDF extension: a block of the embedded file, or its inline
-  /// values as they are (they need no block, and inline nulls stay nulls).
+  /// Keep the array `node` (a table's column) in the ASDF extension, once however many paths
+  /// reach it; then its mask array, if any.
   void keep(const NodePtr& node, const std::string& path) {
-    if (!kept_nodes_.insert(node.get()).second) return;
-    seen_arrays_.insert(node.get());
-    const NodePtr mask = node->is_mapping() ? node->get("mask") : nullptr;
+    if (!seen_arrays_.insert(node.get()).second) return;
+    keep_in_asdf(node, path);
+    plan_mask(node, path);
+  }
+
+  /// Give the array `node` a block of the embedded file, or leave its inline values as they
+  /// are (they need no block, and inline nulls stay nulls).
+  void keep_in_asdf(const NodePtr& node, const std::string& path) {
     if (!read(node, path).is_inline()) kept_.emplace_back(node, path);
+  }
+
+  /// Plan the mask array of the array `node`, if it has one (a mask value needs nothing).
+  void plan_mask(const NodePtr& node, const std::string& path) {
+    const NodePtr mask = node->is_mapping() ? node->get("mask") : nullptr;
     if (mask && asdfcore::tree::is_ndarray(*mask)) array(mask, path + "/mask", nullptr);
   }
 
@@ -283,7 +298,7 @@ class Planner {
                             ? Node::make_integer_text("9223372036854775808")
                             : Node::make_int(static_cast<std::int64_t>(form->second))));
     }
-    hdu.header->push_back(card("EXTNAME", Node::make_string(name), "extension name"));
+    hdu.header->push_back(extname_card(name));
     hdu.header->push_back(card("EXTVER", Node::make_int(1), "extension value"));
     if (unit) hdu.header->push_back(card("BUNIT", unit, "physical unit of the array values"));
     asdfcore::ndarray::NDArrayNodeSpec spec;
@@ -299,14 +314,24 @@ class Planner {
     NodePtr entries = Node::make_mapping();
     entries->set("source", Node::make_string("fits:" + name + ",1"));
     entries->set("datatype", Node::make_string(array.dtype().name()));
-    entries->set("byteorder", Node::make_string(std::string(
-                                  asdfcore::ndarray::asdf_byteorder_name(array.dtype().byte_order()))));
+    const auto order = asdfcore::ndarray::asdf_byteorder_name(array.dtype().byte_order());
+    entries->set("byteorder", Node::make_string(std::string(order)));
     NodePtr shape = Node::make_sequence();
     shape->collection_style = asdfcore::tree::CollectionStyle::kFlow;
     for (auto n : array.shape()) shape->push_back(Node::make_int(static_cast<std::int64_t>(n)));
     entries->set("shape", shape);
     rewrite_array_node(node, entries);
     return true;
+  }
+
+  /// Return the array node of a table column (an ndarray, a `column` with `data`, or a
+  /// quantity column with `value`), setting `unit` from the column when it has one.
+  static NodePtr column_data(const NodePtr& c, NodePtr& unit) {
+    if (asdfcore::tree::is_ndarray(*c)) return c;
+    if (!c->is_mapping()) return nullptr;
+    unit = c->get("unit");
+    if (const NodePtr data = c->get("data")) return data;
+    return c->get("value");
   }
 
   /// Plan a BINTABLE for the table at `path`; return false when a column cannot be a FITS
@@ -324,9 +349,11 @@ class Planner {
     std::uint64_t row = 0;
     std::optional<std::uint64_t> rows;
     for (std::size_t i = 0; i < columns->size(); ++i) {
+      const std::string where = path + "/columns/" + std::to_string(i);
+      NodePtr unit;
+      const NodePtr original = column_data(columns->items()[i], unit);
       const NodePtr c = table_copy->get("columns")->items()[i];
-      NodePtr data = asdfcore::tree::is_ndarray(*c) ? c : c->get("data");
-      NodePtr unit = c->is_mapping() ? c->get("unit") : nullptr;
+      const NodePtr data = column_data(c, unit);
       std::string name;
       if (c->is_mapping() && c->get("name") && c->get("name")->is_string()) {
         name = c->get("name")->as_string();
@@ -334,17 +361,12 @@ class Planner {
                  colnames->items()[i]->is_string()) {
         name = colnames->items()[i]->as_string();
       }
-      if (!data && c->is_mapping() && c->get("value")) {  // a quantity column
-        data = c->get("value");
-        unit = c->get("unit");
-      }
-      const std::string where = path + "/columns/" + std::to_string(i);
       if (!data || !asdfcore::tree::is_ndarray(*data)) {
         skipped_table_ = "column " + where + " is not an array: the table is kept in the ASDF "
                          "extension only";
         return false;
       }
-      const NDArray array = reblock(data, file_, where, blocks_);
+      const NDArray& array = read(original, where);
       const auto letter = column_letter(array.dtype());
       if (!letter || array.ndim() == 0) {
         skipped_table_ = "column " + where + " (" + array.dtype().name() +
@@ -356,6 +378,7 @@ class Planner {
         skipped_table_ = "the columns of " + path + " differ in length";
         return false;
       }
+      reblock(data, array, blocks_);
       std::uint64_t repeat = 1;
       for (std::size_t d = 1; d < array.ndim(); ++d) repeat *= array.shape()[d];
       const std::uint64_t width = *letter == 'A' ? array.dtype().itemsize() * repeat
@@ -383,7 +406,8 @@ class Planner {
       if (unit && unit->is_string()) cards.push_back(card("TUNIT" + n, unit));
       row += width * (*letter == 'A' ? 1 : array.dtype().itemsize());
     }
-    hdu.header->push_back(card("XTENSION", Node::make_string("BINTABLE"), "binary table extension"));
+    hdu.header->push_back(
+        card("XTENSION", Node::make_string("BINTABLE"), "binary table extension"));
     hdu.header->push_back(card("BITPIX", Node::make_int(8), "array data type"));
     hdu.header->push_back(card("NAXIS", Node::make_int(2), "number of array dimensions"));
     hdu.header->push_back(card("NAXIS1", Node::make_int(static_cast<std::int64_t>(row)),
@@ -392,10 +416,11 @@ class Planner {
                                "length of dimension 2"));
     hdu.header->push_back(card("PCOUNT", Node::make_int(0), "number of group parameters"));
     hdu.header->push_back(card("GCOUNT", Node::make_int(1), "number of groups"));
-    hdu.header->push_back(card("TFIELDS", Node::make_int(static_cast<std::int64_t>(columns->size())),
+    hdu.header->push_back(card("TFIELDS",
+                               Node::make_int(static_cast<std::int64_t>(columns->size())),
                                "number of table fields"));
     for (auto& c : cards) hdu.header->push_back(c);
-    hdu.header->push_back(card("EXTNAME", Node::make_string(extname(path)), "extension name"));
+    hdu.header->push_back(extname_card(extname(path)));
     hdu.data = table_copy;
     planned_.push_back(std::move(hdu));
     return true;
@@ -438,8 +463,11 @@ class Planner {
     header->push_back(card(key, value, path.size() <= 40 ? "ASDF " + path : ""));
   }
 
-  /// A unique EXTNAME from a tree path: its parts joined by '.', upper case, at most 68
-  /// characters.
+  /// A unique EXTNAME from a tree path: its keys (JSON Pointer escapes undone) joined by '.',
+  /// upper case, every character other than A-Z, 0-9, '_' and '-' as '_' (one per UTF-8
+  /// character), so the name is plain ASCII that astropy and python asdf's `fits:NAME,VER`
+  /// pattern read back as written; at most 60 characters (the card keeps its comment up to 50);
+  /// never PRIMARY (astropy's name for the primary HDU) or ASDF.
   std::string extname(const std::string& path) {
     std::string name;
     for (std::size_t i = 1; i <= path.size(); ++i) {
@@ -448,13 +476,22 @@ class Planner {
         if (!name.empty() && name.back() != '.') name += '.';
         continue;
       }
-      name += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      if (c == '~' && i + 1 < path.size() && (path[i + 1] == '0' || path[i + 1] == '1')) {
+        ++i;  // "~0" is '~', "~1" is '/': neither is kept
+        name += '_';
+        continue;
+      }
+      const auto byte = static_cast<unsigned char>(c);
+      if (byte >= 0x80 && byte < 0xc0) continue;  // a UTF-8 continuation byte
+      const char u = static_cast<char>(std::toupper(byte));
+      const bool plain = (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') || u == '_' || u == '-';
+      name += plain ? u : '_';
     }
     while (!name.empty() && name.back() == '.') name.pop_back();
     if (name.empty()) name = "DATA";
     if (name.size() > 60) name = name.substr(name.size() - 60);
     std::string unique = name;
-    for (int n = 2; names_.count(unique) != 0 || unique == "ASDF"; ++n) {
+    for (int n = 2; names_.count(unique) != 0 || unique == "ASDF" || unique == "PRIMARY"; ++n) {
       unique = name + "_" + std::to_string(n);
     }
     names_.insert(unique);
@@ -462,12 +499,15 @@ class Planner {
   }
 
   const asdfcore::AsdfFile& file_;
-  std::string input_;
   Blocks blocks_;  ///< Blocks of the intermediate fits-list file.
   std::vector<PlannedHdu> planned_;
   std::set<std::string> names_;
   std::set<std::string> used_;
   std::string skipped_table_;
+  std::map<const Node*, NDArray> arrays_;        ///< Every array as read from the input.
+  std::set<const Node*> seen_arrays_;            ///< Arrays planned already (aliases).
+  std::set<const Node*> seen_tables_;            ///< Tables planned already (aliases).
+  std::vector<std::pair<NodePtr, std::string>> kept_;  ///< Those that need a block there.
 };
 
 std::vector<std::uint8_t> read_whole(const std::string& path) {
@@ -480,8 +520,9 @@ std::vector<std::uint8_t> read_whole(const std::string& path) {
 ConversionReport write_asdf_in_fits(const std::string& input, const std::string& output,
                                     const AsdfToFitsOptions& options) {
   const asdfcore::AsdfFile file = asdfcore::AsdfFile::open(input);
-  NodePtr root = asdfcore::tree::deep_copy(file.resolved_tree());
-  Planner planner(file, input);
+  // The tree as written: `$ref`s stay references, as python asdf writes them back.
+  NodePtr root = asdfcore::tree::deep_copy(file.tree());
+  Planner planner(file);
   Blocks embedded_blocks;
   HduReport notes;
   std::vector<PlannedHdu> hdus;
@@ -506,7 +547,8 @@ ConversionReport write_asdf_in_fits(const std::string& input, const std::string&
   // The ASDF extension: one row, one byte column.
   PlannedHdu asdf_hdu;
   const auto n = static_cast<std::int64_t>(embedded.size());
-  asdf_hdu.header->push_back(card("XTENSION", Node::make_string("BINTABLE"), "binary table extension"));
+  asdf_hdu.header->push_back(
+      card("XTENSION", Node::make_string("BINTABLE"), "binary table extension"));
   asdf_hdu.header->push_back(card("BITPIX", Node::make_int(8), "array data type"));
   asdf_hdu.header->push_back(card("NAXIS", Node::make_int(2), "number of array dimensions"));
   asdf_hdu.header->push_back(card("NAXIS1", Node::make_int(n), "length of dimension 1"));

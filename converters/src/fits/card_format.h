@@ -11,6 +11,11 @@
 
 namespace fitsasdf::fits {
 
+/// The END card that closes a header: END and 77 blanks.
+inline constexpr std::string_view kEndCard =
+    "END                                                                             ";
+static_assert(kEndCard.size() == 80);
+
 /// A card written out: one or more 80-byte images.
 struct FormattedCard {
   std::string images;              ///< 80 * n bytes (n > 1 for CONTINUE and long commentary).

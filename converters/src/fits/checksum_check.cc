@@ -1,8 +1,7 @@
 #include "fits/checksum_check.h"
 
-#include <fitsio.h>
-
 #include "asdfcore/error.h"
+#include "fits/cfitsio.h"
 #include "fits/fits_file.h"
 
 namespace fitsasdf::fits {
@@ -18,18 +17,11 @@ ChecksumVerdict verdict(int code) {
 
 std::vector<HduChecksumVerdict> verify_checksums(const std::string& path) {
   int status = 0;
-  fitsfile* f = nullptr;
-  fits_open_diskfile(&f, path.c_str(), READONLY, &status);
+  CfitsioHandle file;
+  fits_open_diskfile(&file.f, path.c_str(), READONLY, &status);
   check_status(status, "CFITSIO cannot open the file to verify its checksums",
                asdfcore::ErrorContext{.file = path});
-  struct Closer {
-    fitsfile* f;
-    ~Closer() {
-      int s = 0;
-      fits_close_file(f, &s);
-      fits_clear_errmsg();
-    }
-  } closer{f};
+  fitsfile* f = file.f;
   int count = 0;
   fits_get_num_hdus(f, &count, &status);
   check_status(status, "cannot count the HDUs", asdfcore::ErrorContext{.file = path});

@@ -1,11 +1,5 @@
 #include "fits/fits_file.h"
 
-#include <fitsio.h>
-
-// CFITSIO's raw byte read (declared in its internal fitsio2.h, which lacks C linkage for C++);
-// used with ffmbyt (public) to copy the decompressed stream of a .gz/.bz2/.Z file.
-extern "C" int ffgbyt(fitsfile* fptr, LONGLONG nbytes, void* buffer, int* status);
-
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -15,6 +9,7 @@ extern "C" int ffgbyt(fitsfile* fptr, LONGLONG nbytes, void* buffer, int* status
 #include <utility>
 
 #include "asdfcore/io/mapped_file.h"
+#include "fits/cfitsio.h"
 
 namespace fitsasdf::fits {
 
@@ -45,6 +40,34 @@ void check_status(int status, const std::string& what, const ErrorContext& where
     code = ErrorCode::kTruncated;
   }
   throw Error(code, message, where);
+}
+
+CfitsioHandle::~CfitsioHandle() {
+  if (f != nullptr) {
+    int status = 0;
+    fits_close_file(f, &status);
+    fits_clear_errmsg();
+  }
+}
+
+void create_memory_file(CfitsioHandle& out, const ErrorContext& where) {
+  int status = 0;
+  fits_create_file(&out.f, "mem://", &status);
+  fits_create_img(out.f, BYTE_IMG, 0, nullptr, &status);
+  check_status(status, "cannot create a memory file", where);
+}
+
+std::vector<std::uint8_t> current_hdu_bytes(fitsfile* file, const std::string& what,
+                                            const ErrorContext& where) {
+  int status = 0;
+  LONGLONG head = 0, data = 0, end = 0;
+  fits_get_hduaddrll(file, &head, &data, &end, &status);
+  check_status(status, "cannot locate the " + what, where);
+  std::vector<std::uint8_t> result(static_cast<std::size_t>(end - head));
+  ffmbyt(file, head, 0 /* report EOF */, &status);
+  ffgbyt(file, end - head, result.data(), &status);
+  check_status(status, "cannot read the " + what, where);
+  return result;
 }
 
 namespace {
@@ -260,17 +283,9 @@ std::vector<std::uint8_t> FitsFile::decompress_image(int index) const {
   fits_get_hdrspace(in, &nkeys, nullptr, &status);
   check_status(status, "cannot read the compressed header", where(index));
 
-  fitsfile* out = nullptr;
-  fits_create_file(&out, "mem://", &status);
-  check_status(status, "cannot create a memory file", where(index));
-  struct Closer {
-    fitsfile* f;
-    ~Closer() {
-      int s = 0;
-      fits_close_file(f, &s);
-    }
-  } closer{out};
-  fits_create_img(out, BYTE_IMG, 0, nullptr, &status);
+  CfitsioHandle memory;
+  create_memory_file(memory, where(index));
+  fitsfile* out = memory.f;
   fits_create_img(out, bitpix, naxis, naxes, &status);
   char card[FLEN_CARD];
   for (int k = 1; k <= nkeys && status == 0; ++k) {
@@ -282,15 +297,7 @@ std::vector<std::uint8_t> FitsFile::decompress_image(int index) const {
   fits_set_bscale(out, 1.0, 0.0, &status);
   LONGLONG count = naxis > 0 ? 1 : 0;
   for (int i = 0; i < naxis; ++i) count *= naxes[i];
-  int datatype = TBYTE;
-  switch (bitpix) {
-    case SHORT_IMG: datatype = TSHORT; break;
-    case LONG_IMG: datatype = TINT; break;
-    case LONGLONG_IMG: datatype = TLONGLONG; break;
-    case FLOAT_IMG: datatype = TFLOAT; break;
-    case DOUBLE_IMG: datatype = TDOUBLE; break;
-    default: datatype = TBYTE; break;
-  }
+  const int datatype = image_datatype(bitpix);
   if (count > 0) {
     std::vector<std::uint8_t> pixels(static_cast<std::size_t>(count) *
                                      static_cast<std::size_t>(std::abs(bitpix) / 8));
@@ -302,14 +309,7 @@ std::vector<std::uint8_t> FitsFile::decompress_image(int index) const {
   fits_flush_file(out, &status);
   fits_set_bscale(in, 1.0, 0.0, &status);  // leave the input as it was for later reads
   check_status(status, "cannot write the decompressed image", where(index));
-  LONGLONG head = 0, data = 0, end = 0;
-  fits_get_hduaddrll(out, &head, &data, &end, &status);
-  check_status(status, "cannot locate the decompressed image", where(index));
-  std::vector<std::uint8_t> result(static_cast<std::size_t>(end - head));
-  ffmbyt(out, head, 0 /* report EOF */, &status);
-  ffgbyt(out, end - head, result.data(), &status);
-  check_status(status, "cannot read the decompressed image", where(index));
-  return result;
+  return current_hdu_bytes(out, "decompressed image", where(index));
 }
 
 std::vector<std::uint8_t> FitsFile::decompress_table(int index) const {
@@ -318,28 +318,13 @@ std::vector<std::uint8_t> FitsFile::decompress_table(int index) const {
   fitsfile* in = handle(fptr_);
   fits_movabs_hdu(in, index, &type, &status);
   check_status(status, "cannot move to the compressed table", where(index));
-  fitsfile* out = nullptr;
-  fits_create_file(&out, "mem://", &status);
-  check_status(status, "cannot create a memory file", where(index));
-  struct Closer {
-    fitsfile* f;
-    ~Closer() {
-      int s = 0;
-      fits_close_file(f, &s);
-    }
-  } closer{out};
-  fits_create_img(out, BYTE_IMG, 0, nullptr, &status);  // an empty primary HDU to append to
-  fits_uncompress_table(in, out, &status);
+  CfitsioHandle out;
+  create_memory_file(out, where(index));
+  fits_uncompress_table(in, out.f, &status);
   check_status(status, "CFITSIO cannot decompress the tile-compressed table", where(index));
-  fits_flush_file(out, &status);
-  LONGLONG head = 0, data = 0, end = 0;
-  fits_get_hduaddrll(out, &head, &data, &end, &status);
-  check_status(status, "cannot locate the decompressed table", where(index));
-  std::vector<std::uint8_t> result(static_cast<std::size_t>(end - head));
-  ffmbyt(out, head, 0 /* report EOF */, &status);
-  ffgbyt(out, end - head, result.data(), &status);
-  check_status(status, "cannot read the decompressed table", where(index));
-  return result;
+  fits_flush_file(out.f, &status);
+  check_status(status, "cannot write the decompressed table", where(index));
+  return current_hdu_bytes(out.f, "decompressed table", where(index));
 }
 
 }  // namespace fitsasdf::fits

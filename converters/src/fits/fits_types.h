@@ -20,6 +20,23 @@ inline std::optional<asdfcore::ndarray::DTypeKind> kind_for_bitpix(long long bit
   }
 }
 
+/// Return the ASDF element kind a binary-table TFORM type letter stores (`B I J K E D C M`,
+/// before any TZEROn offset), or nothing for the other letters (`L X A P Q`).
+inline std::optional<asdfcore::ndarray::DTypeKind> kind_for_tform(char code) {
+  using asdfcore::ndarray::DTypeKind;
+  switch (code) {
+    case 'B': return DTypeKind::kUInt8;
+    case 'I': return DTypeKind::kInt16;
+    case 'J': return DTypeKind::kInt32;
+    case 'K': return DTypeKind::kInt64;
+    case 'E': return DTypeKind::kFloat32;
+    case 'D': return DTypeKind::kFloat64;
+    case 'C': return DTypeKind::kComplex64;
+    case 'M': return DTypeKind::kComplex128;
+    default: return std::nullopt;
+  }
+}
+
 /// Return the unsigned (or, for BITPIX 8, signed) kind that BITPIX with the offset BZERO of
 /// the FITS convention stands for: 16/2^15 -> uint16, 32/2^31 -> uint32, 64/2^63 -> uint64,
 /// 8/-128 -> int8; nothing for any other pair.

@@ -11,6 +11,7 @@
 
 #include "asdfcore/error.h"
 #include "asdfcore/extension/core_types.h"
+#include "fits/card_format.h"
 #include "fits/card_value.h"
 
 namespace fitsasdf {
@@ -22,8 +23,7 @@ using asdfcore::ErrorContext;
 using asdfcore::tree::Node;
 using asdfcore::tree::NodePtr;
 
-constexpr std::string_view kEndCard =
-    "END                                                                             ";
+using fits::kEndCard;
 static_assert(kEndCard.size() == kCardSize);
 
 /// The fast reader: the first exact END card, or nullopt when astropy would fall back.

@@ -1,14 +1,11 @@
 #include "fits/tile_compress.h"
 
-#include <fitsio.h>
-
 #include <bit>
+#include <cstdlib>
 #include <cstring>
 
+#include "fits/cfitsio.h"
 #include "fits/fits_file.h"
-
-// CFITSIO's raw byte read (internal fitsio2.h, see fits_file.cc).
-extern "C" int ffgbyt(fitsfile* fptr, LONGLONG nbytes, void* buffer, int* status);
 
 namespace fitsasdf::fits {
 namespace {
@@ -36,26 +33,9 @@ std::vector<std::uint8_t> second_hdu(fitsfile* file, const asdfcore::ErrorContex
   int type = 0;
   fits_movabs_hdu(file, 1, &type, &status);
   fits_movabs_hdu(file, 2, &type, &status);
-  LONGLONG head = 0, data = 0, end = 0;
-  fits_get_hduaddrll(file, &head, &data, &end, &status);
-  check_status(status, "cannot locate the compressed HDU", where);
-  std::vector<std::uint8_t> result(static_cast<std::size_t>(end - head));
-  ffmbyt(file, head, 0 /* report EOF */, &status);
-  ffgbyt(file, end - head, result.data(), &status);
-  check_status(status, "cannot read the compressed HDU back", where);
-  return result;
+  check_status(status, "cannot complete the compressed HDU", where);
+  return current_hdu_bytes(file, "compressed HDU", where);
 }
-
-struct MemoryFile {
-  fitsfile* f = nullptr;
-  ~MemoryFile() {
-    if (f != nullptr) {
-      int s = 0;
-      fits_close_file(f, &s);
-      fits_clear_errmsg();
-    }
-  }
-};
 
 }  // namespace
 
@@ -65,37 +45,12 @@ std::vector<std::uint8_t> compress_image(int bitpix, const std::vector<long>& na
                                          const TileCompression& params,
                                          const asdfcore::ErrorContext& where) {
   const int ctype = compression_code(params.type, where);
-  int datatype = 0;
-  std::size_t size = 0;
-  switch (bitpix) {
-    case BYTE_IMG:
-      datatype = TBYTE;
-      size = 1;
-      break;
-    case SHORT_IMG:
-      datatype = TSHORT;
-      size = 2;
-      break;
-    case LONG_IMG:
-      datatype = TINT;
-      size = 4;
-      break;
-    case LONGLONG_IMG:
-      datatype = TLONGLONG;
-      size = 8;
-      break;
-    case FLOAT_IMG:
-      datatype = TFLOAT;
-      size = 4;
-      break;
-    case DOUBLE_IMG:
-      datatype = TDOUBLE;
-      size = 8;
-      break;
-    default:
-      throw Error(ErrorCode::kMalformed,
-                  "BITPIX = " + std::to_string(bitpix) + " is not a FITS type", where);
+  const int datatype = image_datatype(bitpix);
+  if (datatype == 0) {
+    throw Error(ErrorCode::kMalformed, "BITPIX = " + std::to_string(bitpix) + " is not a FITS type",
+                where);
   }
+  const auto size = static_cast<std::size_t>(std::abs(bitpix) / 8);
   LONGLONG count = naxes.empty() ? 0 : 1;
   for (const long n : naxes) count *= n;
   if (static_cast<std::uint64_t>(count) * size != pixels.size()) {
@@ -113,10 +68,8 @@ std::vector<std::uint8_t> compress_image(int bitpix, const std::vector<long>& na
   }
 
   int status = 0;
-  MemoryFile out;
-  fits_create_file(&out.f, "mem://", &status);
-  check_status(status, "cannot create a memory file for compressing", where);
-  fits_create_img(out.f, BYTE_IMG, 0, nullptr, &status);
+  CfitsioHandle out;
+  create_memory_file(out, where);
   fits_set_compression_type(out.f, ctype, &status);
   std::vector<long> tile = params.tile;
   if (!tile.empty()) fits_set_tile_dim(out.f, static_cast<int>(tile.size()), tile.data(), &status);
@@ -158,16 +111,14 @@ std::vector<std::uint8_t> compress_table(std::span<const std::uint8_t> table, lo
   void* memory = bytes.data();
   std::size_t size = bytes.size();
   int status = 0;
-  MemoryFile in;
+  CfitsioHandle in;
   fits_open_memfile(&in.f, "table", READONLY, &memory, &size, 0, nullptr, &status);
   check_status(status, "CFITSIO cannot open the table to compress", where);
   int type = 0;
   fits_movabs_hdu(in.f, 2, &type, &status);
   check_status(status, "CFITSIO cannot read the table to compress", where);
-  MemoryFile out;
-  fits_create_file(&out.f, "mem://", &status);
-  fits_create_img(out.f, BYTE_IMG, 0, nullptr, &status);
-  check_status(status, "cannot create a memory file for compressing", where);
+  CfitsioHandle out;
+  create_memory_file(out, where);
   if (rows_per_tile > 0) fits_set_tile_dim(out.f, 1, &rows_per_tile, &status);
   fits_compress_table(in.f, out.f, &status);
   check_status(status, "CFITSIO cannot compress the table", where);

@@ -389,7 +389,7 @@ class AsciiTableConverter final : public HduConverter {
 HduOutput AsciiTableConverter::convert(const HduInput& input, BlockSink& sink,
                                        const ConvertOptions& options) const {
   const HeaderView header(input.cards);
-  const ErrorContext where{.file = input.file.path(), .hdu = input.extent.index};
+  const ErrorContext where = input.where();
   HduOutput out;
   out.report.index = input.extent.index;
   out.report.kind = "ascii table";

@@ -449,7 +449,7 @@ class BinaryTableConverter final : public HduConverter {
     HduReport report;
     report.index = input.extent.index;
     report.kind = "binary table";
-    const ErrorContext where{.file = input.file.path(), .hdu = input.extent.index};
+    const ErrorContext where = input.where();
     TableSource source;
     source.bytes = input.data;
     source.file = &input.file;
@@ -465,34 +465,18 @@ class CompressedTableConverter final : public HduConverter {
   bool accepts(const HduInput& input) const override { return input.extent.compressed_table; }
   HduOutput convert(const HduInput& input, BlockSink& sink,
                     const ConvertOptions& options) const override {
-    const ErrorContext where{.file = input.file.path(), .hdu = input.extent.index};
+    const ErrorContext where = input.where();
     auto table = std::make_shared<std::vector<std::uint8_t>>(
         input.file.decompress_table(input.extent.index));
-    const std::string_view text(reinterpret_cast<const char*>(table->data()), table->size());
-    std::size_t end = std::string_view::npos;
-    for (std::size_t at = 0; at + 80 <= text.size() && end == std::string_view::npos; at += 80) {
-      if (text.substr(at, 8) == "END     ") end = (at / 2880 + 1) * 2880;
-    }
-    if (end == std::string_view::npos || end > text.size()) {
-      throw Error(ErrorCode::kMalformed, "CFITSIO's decompressed table has no END card", where);
-    }
-    std::vector<Card> cards =
-        parse_header(text.substr(0, end), input.extent.index, input.file.path());
-    HduReport report;
-    report.index = input.extent.index;
-    report.kind = "tile-compressed table";
-    report.notes.push_back(
-        "decompressed through CFITSIO; compression cards kept under "
-        "`compressed_header`");
+    auto [cards, end] = read_decompressed_header(*table, input, "table");
     TableSource source;
     source.bytes = asdfcore::io::Buffer(
         table, std::span<const std::uint8_t>(table->data() + end, table->size() - end));
     source.owned = table;
     source.owned_offset = end;
-    HduOutput out =
-        convert_table(TableContext{cards, where, sink, options}, source, std::move(report));
-    out.item->set("compressed_header", header_node(input.cards));
-    out.shown_cards = std::move(cards);
+    HduOutput out = convert_table(TableContext{cards, where, sink, options}, source,
+                                  decompressed_report(input, "tile-compressed table"));
+    keep_compressed_header(out, input, std::move(cards));
     return out;
   }
 };

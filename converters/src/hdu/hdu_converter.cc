@@ -103,8 +103,7 @@ const HduConverter& HduConverterRegistry::find(const HduInput& input) const {
   for (const auto& c : converters_) {
     if (c->accepts(input)) return *c;
   }
-  throw Error(ErrorCode::kInvalidArgument, "no HDU converter accepts this HDU",
-              asdfcore::ErrorContext{.file = input.file.path(), .hdu = input.extent.index});
+  throw Error(ErrorCode::kInvalidArgument, "no HDU converter accepts this HDU", input.where());
 }
 
 HduInput read_hdu_input(const fits::FitsFile& file, const fits::HduExtent& extent) {
@@ -120,6 +119,34 @@ HduInput read_hdu_input(const fits::FitsFile& file, const fits::HduExtent& exten
   return HduInput{file, extent, parse_header(header_text, extent.index, file.path()),
                   bytes.slice(static_cast<std::size_t>(extent.data_start),
                               static_cast<std::size_t>(data_end - extent.data_start))};
+}
+
+DecompressedHdu read_decompressed_header(std::span<const std::uint8_t> bytes, const HduInput& input,
+                                         std::string_view what) {
+  const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  std::size_t end = std::string_view::npos;
+  for (std::size_t at = 0; at + 80 <= text.size() && end == std::string_view::npos; at += 80) {
+    if (text.substr(at, 8) == "END     ") end = (at / 2880 + 1) * 2880;
+  }
+  if (end == std::string_view::npos || end > text.size()) {
+    throw Error(ErrorCode::kMalformed,
+                "CFITSIO's decompressed " + std::string(what) + " has no END card", input.where());
+  }
+  return {parse_header(text.substr(0, end), input.extent.index, input.file.path()), end};
+}
+
+HduReport decompressed_report(const HduInput& input, std::string kind) {
+  HduReport report;
+  report.index = input.extent.index;
+  report.kind = std::move(kind);
+  report.notes.push_back(
+      "decompressed through CFITSIO; compression cards kept under `compressed_header`");
+  return report;
+}
+
+void keep_compressed_header(HduOutput& out, const HduInput& input, std::vector<Card> cards) {
+  out.item->set("compressed_header", header_node(input.cards));
+  out.shown_cards = std::move(cards);
 }
 
 NodePtr header_node(const std::vector<Card>& cards) {

@@ -5,7 +5,9 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "asdfcore/format/container_writer.h"
@@ -70,6 +72,11 @@ struct HduInput {
   std::vector<Card> cards;           ///< The header as read (for a tile-compressed image: the
                                      ///< header of the compressed table).
   asdfcore::io::Buffer data;         ///< The data as stored (unpadded; tables include the heap).
+
+  /// Return the context of errors about this HDU: the file and the HDU number.
+  asdfcore::ErrorContext where() const {
+    return asdfcore::ErrorContext{.file = file.path(), .hdu = extent.index};
+  }
 };
 
 /// Return the input of the HDU at `extent` of `file`: its header parsed from the bytes, its
@@ -86,6 +93,27 @@ struct HduOutput {
   std::vector<Card> shown_cards;
   HduReport report;
 };
+
+/// A tile-compressed HDU as CFITSIO decompresses it (`FitsFile::decompress_image`,
+/// `decompress_table`): the header of the plain HDU and where its data starts.
+struct DecompressedHdu {
+  std::vector<Card> cards;      ///< The plain HDU's header, as CFITSIO writes it.
+  std::size_t data_offset = 0;  ///< Bytes from the start of the HDU to its data.
+};
+
+/// Parse the header of `bytes`, the tile-compressed HDU `input` as CFITSIO decompressed it
+/// (header, data and padding). Throws `Error` (malformed) when the bytes hold no END card;
+/// `what` names the HDU in the message ("image": "CFITSIO's decompressed image has no END").
+DecompressedHdu read_decompressed_header(std::span<const std::uint8_t> bytes, const HduInput& input,
+                                         std::string_view what);
+
+/// Return the report of the tile-compressed HDU `input`, of `kind`, with the note that it was
+/// decompressed through CFITSIO.
+HduReport decompressed_report(const HduInput& input, std::string kind);
+
+/// Finish `out`, converted from the decompressed HDU whose header is `cards`: the compressed
+/// HDU's own cards are kept under `compressed_header`, and the item shows `cards`.
+void keep_compressed_header(HduOutput& out, const HduInput& input, std::vector<Card> cards);
 
 /// Converts one kind of HDU.
 class HduConverter {

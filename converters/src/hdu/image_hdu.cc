@@ -253,7 +253,7 @@ class ImageConverter final : public HduConverter {
     HduReport report;
     report.index = input.extent.index;
     report.kind = "image";
-    const ErrorContext where{.file = input.file.path(), .hdu = input.extent.index};
+    const ErrorContext where = input.where();
     return convert_image(input.cards, input.data, &input.file, input.extent.data_start, where,
                          sink, options, std::move(report));
   }
@@ -265,18 +265,12 @@ class CompressedImageConverter final : public HduConverter {
   bool accepts(const HduInput& input) const override { return input.extent.tile_compressed; }
   HduOutput convert(const HduInput& input, BlockSink& sink,
                     const ConvertOptions& options) const override {
-    const ErrorContext where{.file = input.file.path(), .hdu = input.extent.index};
+    const ErrorContext where = input.where();
     // CFITSIO decompresses into an ordinary image HDU: its header is the image header astropy
     // shows; the compressed table's cards (ZCMPTYPE, ZTILEn, ZQUANTIZ, ...) are kept beside it
     // so the image can be compressed back the same way.
     std::vector<std::uint8_t> image = input.file.decompress_image(input.extent.index);
-    const std::string_view text(reinterpret_cast<const char*>(image.data()), image.size());
-    const std::size_t end = find_header_end(text);
-    if (end == std::string_view::npos) {
-      throw Error(ErrorCode::kMalformed, "CFITSIO's decompressed image has no END card", where);
-    }
-    std::vector<Card> cards = parse_header(text.substr(0, end), input.extent.index,
-                                           input.file.path());
+    auto [cards, end] = read_decompressed_header(image, input, "image");
     // astropy shows the structural cards of a compressed image with the comments of the cards
     // they come from (ZTENSION, ZBITPIX, ZNAXIS, ZNAXISn, ZPCOUNT, ZGCOUNT); CFITSIO writes its
     // own. Take astropy's view for the comments (the card images stay CFITSIO's; the table's
@@ -302,25 +296,11 @@ class CompressedImageConverter final : public HduConverter {
       }
     }
     auto bytes = asdfcore::io::Buffer::from_vector(std::move(image));
-    HduReport report;
-    report.index = input.extent.index;
-    report.kind = "tile-compressed image";
-    report.notes.push_back("decompressed through CFITSIO; compression cards kept under "
-                           "`compressed_header`");
-    HduOutput out = convert_image(cards, bytes.slice(end, bytes.size() - end), nullptr, 0, where,
-                                  sink, options, std::move(report));
-    out.item->set("compressed_header", header_node(input.cards));
-    out.shown_cards = std::move(cards);
+    HduOutput out =
+        convert_image(cards, bytes.slice(end, bytes.size() - end), nullptr, 0, where, sink, options,
+                      decompressed_report(input, "tile-compressed image"));
+    keep_compressed_header(out, input, std::move(cards));
     return out;
-  }
-
- private:
-  /// Return the offset just past the 2880-byte block holding END, or npos.
-  static std::size_t find_header_end(std::string_view text) {
-    for (std::size_t at = 0; at + 80 <= text.size(); at += 80) {
-      if (text.substr(at, 8) == "END     ") return (at / 2880 + 1) * 2880;
-    }
-    return std::string_view::npos;
   }
 };
 

@@ -16,7 +16,7 @@ class RawConverter final : public HduConverter {
   HduOutput convert(const HduInput& input, BlockSink& sink,
                     const ConvertOptions&) const override {
     const HeaderView header(input.cards);
-    const asdfcore::ErrorContext where{.file = input.file.path(), .hdu = input.extent.index};
+    const asdfcore::ErrorContext where = input.where();
     HduOutput out;
     out.report.index = input.extent.index;
     out.report.kind = "raw";

@@ -15,7 +15,7 @@ using asdfcore::tree::NodeKind;
 using asdfcore::tree::NodePtr;
 
 constexpr std::size_t kMaxCardsPerEntry = 100;
-const std::string kEndCard = std::string("END").append(77, ' ');
+using fits::kEndCard;
 
 [[noreturn]] void malformed(const std::string& message, const std::string& path) {
   throw Error(ErrorCode::kMalformed, message, ErrorContext{.tree_path = path});

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "asdfcore/tree/walk.h"
+#include "fits/fits_types.h"
 #include "hdu/hdu_converter.h"
 #include "hdu/table_columns.h"
 #include "to_fits/writers.h"
@@ -70,30 +71,6 @@ std::vector<SourceColumn> table_columns(const ItemInput& input, const Node& tabl
     out.push_back(std::move(s));
   }
   return out;
-}
-
-/// The type a binary-table letter stores (before any TZERO offset).
-std::optional<DTypeKind> hdu_stored_kind(char code) {
-  switch (code) {
-    case 'B':
-      return DTypeKind::kUInt8;
-    case 'I':
-      return DTypeKind::kInt16;
-    case 'J':
-      return DTypeKind::kInt32;
-    case 'K':
-      return DTypeKind::kInt64;
-    case 'E':
-      return DTypeKind::kFloat32;
-    case 'D':
-      return DTypeKind::kFloat64;
-    case 'C':
-      return DTypeKind::kComplex64;
-    case 'M':
-      return DTypeKind::kComplex128;
-    default:
-      return std::nullopt;
-  }
 }
 
 void store_be(std::uint8_t* out, std::uint64_t bits, std::size_t size) {
@@ -182,7 +159,7 @@ void pack(const ItemInput& input, const hdu::BinaryColumn& c, const NDArray& val
       // The column's field type (uint16 for an unsigned `I`): flip unsigned values back; the
       // stored type itself (int16 for `I`, uint8 for `B`): as it is.
       const bool unsigned_column = c.scaling == hdu::ColumnScaling::kUnsigned;
-      const auto stored_kind = hdu_stored_kind(c.format.code);
+      const auto stored_kind = fits::kind_for_tform(c.format.code);
       if (values.dtype().itemsize() == size && values.dtype().is_numeric() &&
           (kind == c.dtype.kind() || (stored_kind && kind == *stored_kind))) {
         auto v = values.to_c_order(ByteOrder::kBig);
@@ -231,20 +208,7 @@ void pack(const ItemInput& input, const hdu::BinaryColumn& c, const NDArray& val
 HduPlan plan_column_table(const ItemInput& input) {
   HduPlan plan = plan_header(input.item.header, input.item.images);
   plan.report.kind = "binary table (from table columns)";
-  std::vector<Card> cards;
-  for (const auto& t : input.item.header) {
-    Card card;
-    card.keyword = t.keyword;
-    card.value = t.value;
-    card.comment = t.comment;
-    cards.push_back(std::move(card));
-  }
-  hdu::BinaryLayout layout;
-  try {
-    layout = hdu::read_binary_layout(hdu::HeaderView(cards), input.where, plan.report);
-  } catch (const asdfcore::Error& e) {
-    throw e.with_context(input.where);
-  }
+  const hdu::BinaryLayout layout = binary_layout(input, plan.report);
   if (layout.pcount != 0) {
     throw input.error(ErrorCode::kMalformed,
                       "PCOUNT = " + std::to_string(layout.pcount) +

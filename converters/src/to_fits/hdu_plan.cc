@@ -14,7 +14,7 @@ using asdfcore::tree::Node;
 using asdfcore::tree::NodeKind;
 using asdfcore::tree::NodePtr;
 
-const std::string kEndCard = std::string("END").append(77, ' ');
+using fits::kEndCard;
 
 std::string rstripped(std::string s) {
   while (!s.empty() && s.back() == ' ') s.pop_back();

@@ -28,19 +28,6 @@ using asdfcore::tree::NodePtr;
 
 constexpr std::uint64_t kPieceRows = std::uint64_t{1} << 20;  // bytes of rows per piece
 
-std::vector<Card> as_cards(const std::vector<TreeCard>& cards) {
-  std::vector<Card> out;
-  out.reserve(cards.size());
-  for (const auto& c : cards) {
-    Card card;
-    card.keyword = c.keyword;
-    card.value = c.value;
-    card.comment = c.comment;
-    out.push_back(std::move(card));
-  }
-  return out;
-}
-
 /// The bytes of a data area: either one block slice, or rows + gap + heap from arrays.
 struct DataArea {
   std::optional<Buffer> whole;  ///< The data area as one slice (fast path).
@@ -139,6 +126,18 @@ void write_area(const DataArea& area, std::uint64_t row_size,
   if (area.heap) write_big_endian(*area.heap, false, sink);
 }
 
+/// The item's `data` array, of which the header declares `size` bytes of `what` ("table data");
+/// throws (malformed) when `data` is not an ndarray.
+NDArray declared_data(const ItemInput& input, std::uint64_t size, const std::string& what) {
+  const NodePtr& data = input.item.data;
+  if (!data || !asdfcore::tree::is_ndarray(*data)) {
+    throw input.error(ErrorCode::kMalformed, "the header declares " + std::to_string(size) +
+                                                 " bytes of " + what +
+                                                 " but the item's `data` is not an ndarray");
+  }
+  return input.array(*data, "data");
+}
+
 /// The original bytes of a logical column's undefined elements: flat index -> byte.
 struct Originals {
   std::vector<std::uint64_t> index;
@@ -174,26 +173,31 @@ Originals read_originals(const ItemInput& input, const std::string& field) {
 
 }  // namespace
 
-HduPlan plan_bintable(const ItemInput& input) {
-  HduPlan plan = plan_header(input.item.header, input.item.images);
-  plan.report.kind = "binary table";
-  const std::vector<Card> cards = as_cards(input.item.header);
-  HduReport layout_notes;
-  hdu::BinaryLayout layout;
+hdu::BinaryLayout binary_layout(const ItemInput& input, HduReport& notes) {
+  std::vector<Card> cards;
+  cards.reserve(input.item.header.size());
+  for (const auto& c : input.item.header) {
+    Card card;
+    card.keyword = c.keyword;
+    card.value = c.value;
+    card.comment = c.comment;
+    cards.push_back(std::move(card));
+  }
   try {
-    layout = hdu::read_binary_layout(hdu::HeaderView(cards), input.where, layout_notes);
+    return hdu::read_binary_layout(hdu::HeaderView(cards), input.where, notes);
   } catch (const asdfcore::Error& e) {
     throw e.with_context(input.where);
   }
+}
+
+HduPlan plan_bintable(const ItemInput& input) {
+  HduPlan plan = plan_header(input.item.header, input.item.images);
+  plan.report.kind = "binary table";
+  HduReport layout_notes;
+  const hdu::BinaryLayout layout = binary_layout(input, layout_notes);
   plan.data_size = layout.data_size();
   if (plan.data_size == 0) return plan;
-  const NodePtr& data = input.item.data;
-  if (!data || !asdfcore::tree::is_ndarray(*data)) {
-    throw input.error(ErrorCode::kMalformed,
-                      "the header declares " + std::to_string(plan.data_size) +
-                          " bytes of table data but the item's `data` is not an ndarray");
-  }
-  const NDArray rows = input.array(*data, "data");
+  const NDArray rows = declared_data(input, plan.data_size, "table data");
   const DataArea area = locate(input, rows, input.item.node->get("heap"), layout.row_size,
                                layout.rows, layout.data_size(), layout.heap_offset);
 
@@ -270,13 +274,7 @@ HduPlan plan_ascii_table(const ItemInput& input) {
   const CardLookup cards(input.item.header);
   plan.data_size = declared_data_size(cards, input);
   if (plan.data_size == 0) return plan;
-  const NodePtr& data = input.item.data;
-  if (!data || !asdfcore::tree::is_ndarray(*data)) {
-    throw input.error(ErrorCode::kMalformed,
-                      "the header declares " + std::to_string(plan.data_size) +
-                          " bytes of table text but the item's `data` is not an ndarray");
-  }
-  const NDArray rows = input.array(*data, "data");
+  const NDArray rows = declared_data(input, plan.data_size, "table text");
   const auto row_size = static_cast<std::uint64_t>(cards.integer("NAXIS1", 0));
   const auto n_rows = static_cast<std::uint64_t>(cards.integer("NAXIS2", 0));
   const DataArea area =
@@ -291,13 +289,7 @@ HduPlan plan_groups(const ItemInput& input) {
   const CardLookup cards(input.item.header);
   plan.data_size = declared_data_size(cards, input);
   if (plan.data_size == 0) return plan;
-  const NodePtr& data = input.item.data;
-  if (!data || !asdfcore::tree::is_ndarray(*data)) {
-    throw input.error(ErrorCode::kMalformed,
-                      "the header declares " + std::to_string(plan.data_size) +
-                          " bytes of groups but the item's `data` is not an ndarray");
-  }
-  const NDArray array = input.array(*data, "data");
+  const NDArray array = declared_data(input, plan.data_size, "groups");
   const long long bitpix = cards.integer("BITPIX", 0);
   const auto stored = fits::kind_for_bitpix(bitpix);
   if (!array.dtype().is_numeric() || array.dtype().kind() != *stored) {

@@ -6,6 +6,7 @@
 #include "asdfcore/asdf_file.h"
 #include "asdfcore/error.h"
 #include "asdfcore/ndarray/ndarray.h"
+#include "hdu/table_columns.h"
 #include "to_fits/fits_items.h"
 #include "to_fits/hdu_plan.h"
 
@@ -46,6 +47,10 @@ std::uint64_t declared_data_size(const CardLookup& cards, const ItemInput& input
 
 /// Return NAXISn..NAXIS1 (C order) of the cards.
 std::vector<std::uint64_t> c_order_axes(const CardLookup& cards, const ItemInput& input);
+
+/// Read the layout of the binary table the item's header declares (`hdu::read_binary_layout`,
+/// its notes added to `notes`); its errors carry the item's context.
+hdu::BinaryLayout binary_layout(const ItemInput& input, HduReport& notes);
 
 /// Write the elements of `array` in C order, big-endian, with the sign bit of each element
 /// flipped when `flip_sign` (unsigned integers back to FITS's offset form): streamed in pieces
