@@ -37,7 +37,7 @@ inline int image_datatype(int bitpix) noexcept {
   }
 }
 
-/// A CFITSIO file handle, closed at scope exit (CFITSIO's message stack cleared after).
+/// A CFITSIO file handle, closed when it goes out of scope (CFITSIO's messages cleared then).
 struct CfitsioHandle {
   fitsfile* f = nullptr;
 
