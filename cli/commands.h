@@ -15,6 +15,8 @@ struct Command {
 
 /// `fitsasdf convert IN [-o OUT]`: FITS to ASDF.
 int run_convert(const std::vector<std::string>& args);
+/// `fitsasdf batch INPUT... -o OUTDIR`: many conversions, in parallel, resumable.
+int run_batch(const std::vector<std::string>& args);
 /// `fitsasdf extract IN.fits [-o OUT.asdf]`: the ASDF file embedded in a FITS file.
 int run_extract(const std::vector<std::string>& args);
 /// `fitsasdf info FILE [--blocks] [--json]`.

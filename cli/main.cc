@@ -19,6 +19,8 @@ namespace {
 const Command kCommands[] = {
     {"convert", "convert FITS to ASDF or ASDF to FITS (every card, every pixel, units, tables)",
      fitsasdf::cli::run_convert},
+    {"batch", "convert many files and folders in parallel; failures recorded, resumable",
+     fitsasdf::cli::run_batch},
     {"extract", "write the ASDF file embedded in a FITS file (JWST, AsdfInFits) on its own",
      fitsasdf::cli::run_extract},
     {"info", "show an ASDF file: tree outline, arrays, tags, blocks (--blocks), JSON (--json)",

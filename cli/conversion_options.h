@@ -1,0 +1,123 @@
+#pragma once
+// What `convert` and `batch` share: the conversion options, how their values become library
+// options, how the direction is told from a file's content, and the default output names.
+#include <boost/program_options.hpp>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <string_view>
+
+#include "command_line.h"
+#include "fitsasdf/convert.h"
+#include "fitsasdf/to_fits.h"
+
+namespace fitsasdf::cli {
+
+/// `input` with its FITS extensions (.fits, .fit, .fts, and .gz/.bz2/.Z/.fz after them) replaced
+/// by .asdf.
+inline std::string default_output(const std::string& input) {
+  std::filesystem::path p(input);
+  for (const char* outer : {".gz", ".bz2", ".Z", ".fz"}) {
+    if (p.extension() == outer) p.replace_extension();
+  }
+  for (const char* ext : {".fits", ".fit", ".fts", ".FITS", ".FIT"}) {
+    if (p.extension() == ext) p.replace_extension();
+  }
+  return p.string() + ".asdf";
+}
+
+/// `input` with .asdf replaced by .fits (.fits appended for any other name).
+inline std::string default_fits_name(const std::string& input) {
+  std::filesystem::path p(input);
+  if (p.extension() == ".asdf" || p.extension() == ".ASDF") p.replace_extension();
+  return p.string() + ".fits";
+}
+
+/// True when the file starts like an ASDF file ("#ASDF"); false for anything else, a missing
+/// file included (the FITS reader then says what is wrong).
+inline bool is_asdf(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char head[5] = {};
+  return in.read(head, sizeof head) && std::string_view(head, sizeof head) == "#ASDF";
+}
+
+/// Add the options that tune a conversion (both directions) to `opts`.
+inline void add_conversion_options(boost::program_options::options_description& opts) {
+  namespace po = boost::program_options;
+  opts.add_options()(
+      "scaling", po::value<std::string>()->default_value("raw"),
+      "scaled integer images: raw (stored integers + cards, lossless) or physical (floats)")(
+      "fits-tag", po::value<std::string>()->default_value("auto"),
+      "tag of the fits item: auto, standard (stsci fits-1.0.0) or astropy")(
+      "native-byteorder",
+      "write image data in this machine's byte order (default: big-endian "
+      "as in FITS, no swap)")("compress", po::value<std::string>()->default_value("none"),
+                              "zlib, bzp2, lz4 or none")(
+      "standard", po::value<std::string>()->default_value("1.5.0"), "ASDF Standard to declare")(
+      "no-native-view", "write only the fits item, no arrays by EXTNAME or quantities")(
+      "no-fsync", "do not flush the output to disk before renaming it into place")(
+      "no-checksum", "store no MD5 checksums in the block headers (faster for large images)")(
+      "fits-list",
+      "FITS input with an ASDF extension (JWST, AsdfInFits): convert it HDU by HDU "
+      "into a fits list like any FITS file, instead of writing its embedded tree")(
+      "add-checksums",
+      "ASDF input: give every HDU fresh CHECKSUM and DATASUM cards (HDUs that "
+      "have them always get them recomputed)");
+}
+
+/// The FITS-to-ASDF options the command line asks for; throws a usage error for a bad value.
+inline ConvertOptions fits_to_asdf_options(const boost::program_options::variables_map& vm) {
+  namespace po = boost::program_options;
+  ConvertOptions options;
+  const std::string scaling = vm["scaling"].as<std::string>();
+  if (scaling == "physical") {
+    options.scaling = ScalingPolicy::kPhysical;
+  } else if (scaling != "raw") {
+    throw po::error("--scaling takes raw or physical, not '" + scaling + "'");
+  }
+  const std::string tag = vm["fits-tag"].as<std::string>();
+  if (tag == "standard") {
+    options.fits_tag = FitsTag::kStandard;
+  } else if (tag == "astropy") {
+    options.fits_tag = FitsTag::kAstropy;
+  } else if (tag != "auto") {
+    throw po::error("--fits-tag takes auto, standard or astropy, not '" + tag + "'");
+  }
+  options.compression = block_compression(vm["compress"].as<std::string>());
+  options.native_byte_order = vm.count("native-byteorder") > 0;
+  options.native_view = vm.count("no-native-view") == 0;
+  options.durable = vm.count("no-fsync") == 0;
+  options.checksums = vm.count("no-checksum") == 0;
+  options.asdf_standard = vm["standard"].as<std::string>();
+  // A FITS file that carries its own ASDF tree (JWST, AsdfInFits) gives that tree.
+  options.embedded_tree = vm.count("fits-list") == 0;
+  return options;
+}
+
+/// Throw a usage error when an option that applies only to FITS input was given (`convert` of
+/// an ASDF input).
+inline void refuse_fits_only_options(const boost::program_options::variables_map& vm) {
+  namespace po = boost::program_options;
+  for (const char* fits_only : {"scaling", "fits-tag", "compress", "standard"}) {
+    if (!vm[fits_only].defaulted()) {
+      throw po::error(std::string("--") + fits_only +
+                      " applies to FITS input; the input is an ASDF file (written to FITS)");
+    }
+  }
+  for (const char* fits_only : {"native-byteorder", "no-native-view", "no-checksum", "fits-list"}) {
+    if (vm.count(fits_only)) {
+      throw po::error(std::string("--") + fits_only +
+                      " applies to FITS input; the input is an ASDF file (written to FITS)");
+    }
+  }
+}
+
+/// The ASDF-to-FITS options the command line asks for.
+inline AsdfToFitsOptions asdf_to_fits_options(const boost::program_options::variables_map& vm) {
+  AsdfToFitsOptions options;
+  options.durable = vm.count("no-fsync") == 0;
+  options.add_checksums = vm.count("add-checksums") > 0;
+  return options;
+}
+
+}  // namespace fitsasdf::cli
