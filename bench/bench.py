@@ -26,8 +26,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 TIME = "/usr/bin/time"
 PYTHON = "/usr/bin/python3"
-COLUMNS = ["job", "contestant", "wall s", "x cp", "MB/s", "peak RSS MiB", "out MiB", "out/in",
-           "CPU s"]
+COLUMNS = ["job", "contestant", "wall s", "x cp", "python/this", "MB/s", "items/s",
+           "peak RSS MiB", "out MiB", "out/in", "CPU s"]
 PREVIOUS = "previous "
 # A fitsasdf figure worse than the previous one by both this fraction and this amount is flagged
 # in the change list (the amounts keep millisecond jitter on the small jobs from being flagged).
@@ -40,40 +40,97 @@ REGRESSION_MIN_RSS_MIB = 4.0
 # Jobs and contestants
 
 
-def contestants(fitsasdf, compression, with_fsync):
-    """Name -> (argv builder taking (input, output), output suffix), in display order."""
-    zlib = ["--compress", compression] if compression else []
-    python_extra = [compression] if compression else []
-    table = {
-        "cp": (lambda i, o: ["cp", i, o], ".fits"),
-        "fitscopy": (lambda i, o: ["fitscopy", i, o], ".fits"),
-        "fitsasdf": (lambda i, o: [fitsasdf, "convert", i, "-o", o, "--no-fsync"] + zlib, ".asdf"),
-    }
-    if with_fsync:
-        table["fitsasdf (fsync)"] = (lambda i, o: [fitsasdf, "convert", i, "-o", o] + zlib, ".asdf")
-    table["python"] = (
-        lambda i, o: [PYTHON, os.path.join(HERE, "python_convert.py"), i, o] + python_extra,
-        ".asdf",
-    )
+class Job:
+    """One line of work: `kind` is to_asdf (a FITS input converted), to_fits (the ASDF file
+    fitsasdf made from a FITS input, converted back), batch (a folder of files) or read (open an
+    ASDF file and touch every array)."""
+
+    def __init__(self, name, source, kind="to_asdf", compression=None, fsync=False,
+                 no_checksum=False):
+        self.name = name
+        self.source = source          # an input name of make_inputs.py
+        self.kind = kind
+        self.compression = compression
+        self.fsync = fsync            # also time fitsasdf with its default fsync
+        self.no_checksum = no_checksum  # also time fitsasdf --no-checksum
+
+    @property
+    def slug(self):
+        return job_slug(self.name)
+
+    @property
+    def derived(self):
+        """The name of the ASDF input a to_fits job converts back."""
+        return self.source + "_asdf" + ("_" + self.compression if self.compression else "")
+
+
+def contestants(args, job):
+    """Name -> (argv builder taking (input, output), output suffix), in display order; an
+    output suffix of None means the contestant writes nothing (the read job)."""
+    fitsasdf = args.fitsasdf
+    compress = ["--compress", job.compression] if job.compression else []
+    python_extra = [job.compression] if job.compression else []
+    script = os.path.join(HERE, "python_convert.py")
+    table = {}
+    if job.kind == "to_asdf":
+        table["cp"] = (lambda i, o: ["cp", i, o], ".fits")
+        table["fitscopy"] = (lambda i, o: ["fitscopy", i, o], ".fits")
+        table["fitsasdf"] = (
+            lambda i, o: [fitsasdf, "convert", i, "-o", o, "--no-fsync"] + compress, ".asdf")
+        if job.no_checksum:
+            table["fitsasdf (no checksum)"] = (
+                lambda i, o: [fitsasdf, "convert", i, "-o", o, "--no-fsync", "--no-checksum"]
+                + compress, ".asdf")
+        if job.compression:
+            # The same with one compression thread: how compression scales with cores.
+            table["fitsasdf (1 thread)"] = (
+                lambda i, o: [fitsasdf, "convert", i, "-o", o, "--no-fsync", "--threads", "1"]
+                + compress, ".asdf")
+        if job.fsync:
+            table["fitsasdf (fsync)"] = (
+                lambda i, o: [fitsasdf, "convert", i, "-o", o] + compress, ".asdf")
+        table["python"] = (lambda i, o: [PYTHON, script, i, o] + python_extra, ".asdf")
+    elif job.kind == "to_fits":
+        table["cp"] = (lambda i, o: ["cp", i, o], ".asdf")
+        table["fitsasdf"] = (lambda i, o: [fitsasdf, "convert", i, "-o", o, "--no-fsync"], ".fits")
+        table["python"] = (lambda i, o: [PYTHON, script, i, o], ".fits")
+    elif job.kind == "batch":
+        workers = str(os.cpu_count() or 1)
+        table["cp"] = (lambda i, o: ["cp", "-r", i, o], "")
+        table["fitsasdf"] = (
+            lambda i, o: [fitsasdf, "batch", "-j", workers, "-q", "--no-fsync", i, "-o", o], "")
+        table["python"] = (
+            lambda i, o: [PYTHON, os.path.join(HERE, "python_batch.py"), i, o], "")
+    elif job.kind == "read":
+        table["fitsasdf"] = (lambda i, o: [args.reader, i], None)
+        table["python"] = (lambda i, o: [PYTHON, os.path.join(HERE, "python_read.py"), i], None)
     return table
 
 
 def jobs(quick, selected=None):
-    """(job name, input name, compression, also time fitsasdf with its default fsync); with
-    `selected` (names), only the jobs whose slug or input name is among them."""
+    """The jobs in order; with `selected` (names), only those whose slug or input name is among
+    them."""
     big = "f32_128mib" if quick else "f32_1gib"
     big_label = "f32 128 MiB" if quick else "f32 1 GiB"
     every = [
-        (big_label, big, None, True),
-        (big_label + " zlib", big, "zlib", False),
-        ("u16 256 MiB BZERO", "u16_256mib", None, False),
-        ("200 extensions", "mef200", None, False),
-        ("5000-card header", "hdr5000", None, False),
-        ("table 5M rows x 10 cols", "table5m", None, False),
+        Job(big_label, big, fsync=True, no_checksum=True),
+        Job(big_label + " zlib", big, compression="zlib"),
+        Job("u16 256 MiB BZERO", "u16_256mib", no_checksum=True),
+        Job("200 extensions", "mef200"),
+        Job("5000-card header", "hdr5000"),
+        Job("table 5M rows x 10 cols", "table5m", no_checksum=True),
+        Job(big_label + " to FITS", big, kind="to_fits"),
+        Job(big_label + " zlib to FITS", big, kind="to_fits", compression="zlib"),
+        Job("u16 256 MiB BZERO to FITS", "u16_256mib", kind="to_fits"),
+        Job("200 extensions to FITS", "mef200", kind="to_fits"),
+        Job("5000-card header to FITS", "hdr5000", kind="to_fits"),
+        Job("table 5M rows to FITS", "table5m", kind="to_fits"),
+        Job("batch 1000 files", "batch1000", kind="batch"),
+        Job("read 5000 arrays", "arrays5000", kind="read"),
     ]
     if selected is None:
         return every
-    return [job for job in every if job_slug(job[0]) in selected or job[1] in selected]
+    return [job for job in every if job.slug in selected or job.source in selected]
 
 
 def job_slug(name):
@@ -108,8 +165,33 @@ def warm(path):
 
 
 def remove(path):
-    if os.path.exists(path):
+    if path is None:
+        return
+    if os.path.isdir(path):
+        shutil.rmtree(path)
+    elif os.path.exists(path):
         os.remove(path)
+
+
+def size_of(path):
+    """Bytes of a file, or of every file under a folder; 0 when absent."""
+    if path is None or not os.path.exists(path):
+        return 0
+    if not os.path.isdir(path):
+        return os.path.getsize(path)
+    return sum(os.path.getsize(os.path.join(folder, name))
+               for folder, _, names in os.walk(path) for name in names)
+
+
+def count_items(job, source, log_path):
+    """Items a run handled: files for a batch, arrays for a read (from the reader's output)."""
+    if job.kind == "batch":
+        return len([n for n in os.listdir(source) if n.endswith(".fits")])
+    if job.kind == "read":
+        with open(log_path, encoding="utf-8", errors="replace") as f:
+            match = re.search(r"(\d+) arrays", f.read())
+        return int(match.group(1)) if match else 0
+    return 0
 
 
 def measure(argv, output, cold, logdir, tag):
@@ -143,14 +225,41 @@ def measure(argv, output, cold, logdir, tag):
         )
     except (OSError, ValueError):
         status = status or -1
-    size = os.path.getsize(output) if os.path.exists(output) else 0
+    size = size_of(output)
     result["out_bytes"] = size
-    if status != 0 or size == 0:
+    result["log"] = log_path
+    if status != 0 or (output is not None and size == 0):
         with open(log_path, "rb") as f:
             tail = f.read()[-600:].decode("utf-8", "replace").strip()
         result["error"] = f"exit status {status}, output {size} bytes: {tail}"
     remove(output)
     return result
+
+
+def derive_inputs(args, inputs, chosen):
+    """Write the ASDF inputs of the to_fits jobs with this fitsasdf (default options) into
+    OUT/derived; name -> file info like the generated inputs."""
+    folder = os.path.join(args.out, "derived")
+    os.makedirs(folder, exist_ok=True)
+    derived = {}
+    for job in chosen:
+        if job.kind != "to_fits" or job.derived in derived:
+            continue
+        path = os.path.join(folder, job.derived + ".asdf")
+        argv = [args.fitsasdf, "convert", inputs[job.source]["path"], "-o", path, "-q",
+                "--no-fsync"]
+        if job.compression:
+            argv += ["--compress", job.compression]
+        print(f"bench: writing {os.path.relpath(path, ROOT)} (fitsasdf convert)", flush=True)
+        subprocess.run(argv, check=True)
+        derived[job.derived] = {
+            "path": path,
+            "description": f"fitsasdf's ASDF file of {job.source}"
+            + (f" ({job.compression})" if job.compression else ""),
+            "size": os.path.getsize(path),
+            "md5": "(made by this fitsasdf)",
+        }
+    return derived
 
 
 def run_jobs(args, inputs, cold):
@@ -160,9 +269,10 @@ def run_jobs(args, inputs, cold):
         shutil.rmtree(folder, ignore_errors=True)
         os.makedirs(folder)
     results = []
-    for job, input_name, compression, with_fsync in jobs(args.quick, args.selected):
-        source = inputs[input_name]["path"]
-        table = contestants(args.fitsasdf, compression, with_fsync)
+    for job in jobs(args.quick, args.selected):
+        source_info = inputs[job.derived if job.kind == "to_fits" else job.source]
+        source = source_info["path"]
+        table = contestants(args, job)
         names = list(table)
         runs = {name: [] for name in names}
         if not cold:
@@ -171,15 +281,17 @@ def run_jobs(args, inputs, cold):
             shift = round_index % len(names)
             for name in names[shift:] + names[:shift]:
                 build, suffix = table[name]
-                slug = re.sub(r"[^a-z0-9]+", "_", f"{job} {name}".lower()).strip("_")
-                output = os.path.join(workdir, slug + suffix)
+                slug = re.sub(r"[^a-z0-9]+", "_", f"{job.name} {name}".lower()).strip("_")
+                output = None if suffix is None else os.path.join(workdir, slug + suffix)
                 run = measure(build(source, output), output, cold, logdir, f"{slug}.{round_index}")
+                if "error" not in run:
+                    run["items"] = count_items(job, source, run["log"])
                 runs[name].append(run)
                 shown = f"{run['wall']:.3f} s" if "error" not in run else "FAILED"
-                print(f"  {job:<22} {name:<18} run {round_index + 1}/{args.runs}: {shown}",
+                print(f"  {job.name:<26} {name:<22} run {round_index + 1}/{args.runs}: {shown}",
                       flush=True)
         for name in names:
-            results.append(summarize(job, name, inputs[input_name], runs[name]))
+            results.append(summarize(job.name, name, source_info, runs[name]))
     return results
 
 
@@ -202,6 +314,7 @@ def summarize(job, name, source, runs):
         cpu=statistics.median(r["cpu"] for r in good),
         out_mib=good[-1]["out_bytes"] / 2**20,
         out_ratio=good[-1]["out_bytes"] / source["size"],
+        items=good[-1].get("items", 0),
     )
     return row
 
@@ -213,21 +326,25 @@ def summarize(job, name, source, runs):
 def format_rows(results, previous):
     """Table rows as strings; each fitsasdf row is followed by its previous figures if known."""
     cp_wall = {r["job"]: r.get("wall") for r in results if r["contestant"] == "cp"}
+    python_wall = {r["job"]: r.get("wall") for r in results if r["contestant"] == "python"}
     rows = []
     for r in results:
         if "error" in r:
             rows.append([r["job"], r["contestant"], "FAILED"] + [""] * (len(COLUMNS) - 3))
         else:
             base = cp_wall.get(r["job"])
+            py = python_wall.get(r["job"])
             rows.append([
                 r["job"],
                 r["contestant"],
                 f"{r['wall']:.3f}",
                 f"{r['wall'] / base:.2f}" if base else "",
+                f"{py / r['wall']:.1f}" if py and r["contestant"] != "python" else "",
                 rate(r["input_bytes"] / 1e6 / r["wall"]),
+                rate(r["items"] / r["wall"]) if r.get("items") else "",
                 f"{r['rss_mib']:.1f}",
-                f"{r['out_mib']:.1f}",
-                f"{r['out_ratio']:.5f}",
+                f"{r['out_mib']:.1f}" if r["out_mib"] else "",
+                f"{r['out_ratio']:.5f}" if r["out_mib"] else "",
                 f"{r['cpu']:.2f}",
             ])
         old = previous.get((r["job"], r["contestant"]))
@@ -413,9 +530,17 @@ def write_results(args, info, inputs, results, rows, previous_meta, change_lines
         "",
         "## Results",
         "",
-        "wall s: median wall time; x cp: wall time over cp's on the same input; MB/s: input bytes "
-        "(10^6) per wall second; peak RSS MiB: `/usr/bin/time -f %M`; out MiB: size of the "
-        "output; out/in: output size over input size; CPU s: median user + system time.",
+        "wall s: median wall time; x cp: wall time over cp's on the same input; python/this: "
+        "python's wall time over this one's; MB/s: input bytes (10^6) per wall second; items/s: "
+        "files (batch) or arrays (read) per second; peak RSS MiB: `/usr/bin/time -f %M`; out "
+        "MiB: size of the output; out/in: output size over input size; CPU s: median user + "
+        "system time.",
+        "",
+        "`fitsasdf` writes an MD5 checksum in every block header (the default, as python asdf "
+        "does), hashed in a second thread beside the kernel's copy; MD5 is sequential and runs "
+        "at about 0.75 GB/s on one core here, so on the large jobs it sets the pace. "
+        "`fitsasdf (no checksum)` is the same conversion with `--no-checksum`: the data path "
+        "itself. See bench/README.md (\"Checksums\").",
         "",
         markdown_table(rows),
         "",
@@ -445,6 +570,8 @@ def main():
     parser.add_argument("--fitsasdf", required=True, help="the fitsasdf executable")
     parser.add_argument("--build-dir", required=True, help="the CMake folder it was built in")
     parser.add_argument("--build-type", default="?")
+    parser.add_argument("--reader", default=None,
+                        help="the bench's reader (fitsasdf_bench_read; default: in --build-dir)")
     parser.add_argument("--out", default=os.path.join(HERE, "out"))
     parser.add_argument("--results", default=os.path.join(HERE, "RESULTS.md"))
     parser.add_argument("--runs", type=int, default=3)
@@ -456,13 +583,15 @@ def main():
                              "results then go to OUT/RESULTS.selected.md, not RESULTS.md")
     args = parser.parse_args()
     args.fitsasdf = os.path.abspath(args.fitsasdf)
+    args.reader = os.path.abspath(
+        args.reader or os.path.join(args.build_dir, "bench", "fitsasdf_bench_read"))
     os.makedirs(args.out, exist_ok=True)
     args.selected = None
     if args.jobs:
         args.selected = set(args.jobs.split(","))
         chosen = jobs(args.quick, args.selected)
         if not chosen:
-            known = ", ".join(f"{job_slug(j[0])} ({j[1]})" for j in jobs(args.quick))
+            known = ", ".join(f"{j.slug} ({j.source})" for j in jobs(args.quick))
             parser.error(f"--jobs {args.jobs} selects no job; jobs (inputs): {known}")
         if args.results == os.path.join(HERE, "RESULTS.md"):
             args.results = os.path.join(args.out, "RESULTS.selected.md")
@@ -476,12 +605,14 @@ def main():
         shutil.copyfile(args.results, os.path.join(args.out, "RESULTS.previous.md"))
 
     info = machine(args)
-    needed = sorted({job[1] for job in jobs(args.quick, args.selected)})
+    chosen = jobs(args.quick, args.selected)
+    needed = sorted({job.source for job in chosen})
     generated = subprocess.run(
         [PYTHON, os.path.join(HERE, "make_inputs.py"), os.path.join(args.out, "inputs")]
         + (["--quick"] if args.quick else []) + ["--only=" + ",".join(needed)],
         stdout=subprocess.PIPE, check=True, text=True)
     inputs = json.loads(generated.stdout)
+    inputs.update(derive_inputs(args, inputs, chosen))
 
     cold = not args.warm and can_drop_caches()
     print(f"bench: {args.runs} run(s) per contestant, page cache "

@@ -14,6 +14,7 @@ Usage: python3 make_inputs.py OUTDIR [--quick] [--only=NAME,...]
 import hashlib
 import json
 import os
+import shutil
 import sys
 
 import numpy as np
@@ -29,10 +30,15 @@ def _spec_path(path):
 
 
 def _md5(path):
+    """The MD5 of a file, or of a folder's files concatenated in name order."""
     digest = hashlib.md5()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 24), b""):
-            digest.update(chunk)
+    paths = [path]
+    if os.path.isdir(path):
+        paths = [os.path.join(path, n) for n in sorted(os.listdir(path))]
+    for one in paths:
+        with open(one, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 24), b""):
+                digest.update(chunk)
     return digest.hexdigest()
 
 
@@ -208,6 +214,33 @@ def write_table(path, nrows, seed):
         f.write(b"\0" * ((-data) % 2880))
 
 
+def write_small_files(path, count, seed):
+    """A folder of `count` small multi-extension FITS files (a primary image and two 32 x 32
+    float32 SCI/ERR extensions, about 20 KiB each): the batch job's input."""
+    rng = np.random.default_rng(seed)
+    os.makedirs(path)
+    for index in range(count):
+        primary = fits.PrimaryHDU(rng.standard_normal((16, 16), dtype=np.float32))
+        for key, value in _common_cards():
+            primary.header[key] = value
+        primary.header["FRAME"] = (index, "frame number")
+        sci = fits.ImageHDU(rng.standard_normal((32, 32), dtype=np.float32), name="SCI")
+        sci.header["BUNIT"] = "electron/s"
+        err = fits.ImageHDU(np.abs(rng.standard_normal((32, 32), dtype=np.float32)), name="ERR")
+        fits.HDUList([primary, sci, err]).writeto(os.path.join(path, f"frame{index:04d}.fits"))
+
+
+def write_many_arrays(path, count, seed):
+    """An ASDF file (written by python asdf) whose tree holds `count` small float64 arrays of
+    8 to 256 elements each: the read job's input."""
+    import asdf
+
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(8, 257, count)
+    arrays = [rng.standard_normal(int(n)) for n in sizes]
+    asdf.AsdfFile({"arrays": arrays}).write_to(path)
+
+
 def inputs(quick):
     """Name -> (description, writer, arguments); the arguments are the file's spec."""
     f32_rows = 2048 if quick else 16384  # 16384 columns: 128 MiB or 1 GiB of float32
@@ -224,7 +257,25 @@ def inputs(quick):
         "table5m": (
             "binary table 5,000,000 rows x 10 columns (51-byte rows)", write_table, (5_000_000, 5)
         ),
+        "batch1000": (
+            "folder of 1,000 small FITS files (primary 16 x 16 + SCI, ERR 32 x 32 float32)",
+            write_small_files, (1000, 6)
+        ),
+        "arrays5000": (
+            "ASDF file (python asdf) with 5,000 float64 arrays of 8 to 256 elements",
+            write_many_arrays, (5000, 7)
+        ),
     }
+
+
+# Names ending in ".asdf" are ASDF files; folders have no extension.
+SUFFIX = {"batch1000": "", "arrays5000": ".asdf"}
+
+
+def _size(path):
+    if os.path.isdir(path):
+        return sum(os.path.getsize(os.path.join(path, n)) for n in sorted(os.listdir(path)))
+    return os.path.getsize(path)
 
 
 def main(argv):
@@ -239,7 +290,7 @@ def main(argv):
     for name, (description, writer, args) in inputs(quick).items():
         if only is not None and name not in only:
             continue
-        path = os.path.join(outdir, name + ".fits")
+        path = os.path.join(outdir, name + SUFFIX.get(name, ".fits"))
         spec = {"generator": GENERATOR_VERSION, "writer": writer.__name__, "args": list(args)}
         try:
             with open(_spec_path(path)) as f:
@@ -248,18 +299,21 @@ def main(argv):
             recorded = {}
         if recorded.get("spec") != spec or not os.path.exists(path):
             print(f"make_inputs: writing {path} ({description})", file=sys.stderr, flush=True)
-            temporary = path + ".tmp-gen"
-            if os.path.exists(temporary):
-                os.remove(temporary)
+            temporary = path + ".tmp-gen" + SUFFIX.get(name, ".fits")
+            for old in (temporary, path):
+                if os.path.isdir(old):
+                    shutil.rmtree(old)
+                elif os.path.exists(old):
+                    os.remove(old)
             writer(temporary, *args)
-            recorded = {"spec": spec, "md5": _md5(temporary), "size": os.path.getsize(temporary)}
+            recorded = {"spec": spec, "md5": _md5(temporary), "size": _size(temporary)}
             os.replace(temporary, path)
             with open(_spec_path(path), "w") as f:
                 json.dump(recorded, f)
         report[name] = {
             "path": path,
             "description": description,
-            "size": os.path.getsize(path),
+            "size": _size(path),
             "md5": recorded["md5"],
         }
     json.dump(report, sys.stdout, indent=1)

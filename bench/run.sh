@@ -41,20 +41,27 @@ if [ ! -x /usr/bin/time ]; then
     --no-install-recommends time
 fi
 
+# The bench's reader (bench/read_arrays.cc) is always built here; fitsasdf too unless given.
+generator=()
+command -v ninja >/dev/null && generator=(-G Ninja)
+if [ ! -f "$build/CMakeCache.txt" ]; then
+  cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=$build_type \
+    -DFITSASDF_BUILD_TESTS=OFF -DFITSASDF_BUILD_BENCH=ON >/dev/null
+elif ! grep -q '^FITSASDF_BUILD_BENCH:BOOL=ON' "$build/CMakeCache.txt"; then
+  cmake -S "$root" -B "$build" -DFITSASDF_BUILD_BENCH=ON >/dev/null
+fi
+targets=(fitsasdf_bench_read)
+[ -z "${FITSASDF_BIN:-}" ] && targets+=(fitsasdf)
+echo "bench/run.sh: building ${targets[*]} in $build"
+cmake --build "$build" --target "${targets[@]}" -j "$(nproc)" >/dev/null
 if [ -n "${FITSASDF_BIN:-}" ]; then
   fitsasdf=$FITSASDF_BIN
   build_type="prebuilt ($FITSASDF_BIN)"
 else
-  generator=()
-  command -v ninja >/dev/null && generator=(-G Ninja)
-  if [ ! -f "$build/CMakeCache.txt" ]; then
-    cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=$build_type >/dev/null
-  fi
-  echo "bench/run.sh: building fitsasdf in $build"
-  cmake --build "$build" --target fitsasdf -j "$(nproc)" >/dev/null
   build_type=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build/CMakeCache.txt")
   fitsasdf=$build/cli/fitsasdf
 fi
 
 exec /usr/bin/python3 "$root/bench/bench.py" --fitsasdf "$fitsasdf" --build-dir "$build" \
+  --reader "$build/bench/fitsasdf_bench_read" \
   --build-type "$build_type" --runs "$runs" --command "$command_line" "${args[@]}"

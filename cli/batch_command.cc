@@ -1,352 +1,224 @@
 // `fitsasdf batch INPUT... -o OUTDIR`: convert many files (folders recursed, lists read) with a
-// pool of worker threads. Each file's direction comes from its content, as in `convert`; a file
-// that fails is recorded and the batch goes on; outputs that already exist and are complete are
-// skipped, so running the same command again resumes an interrupted batch; --shard K/N keeps a
-// stable 1/N of the inputs for cluster job arrays.
-#include <sys/stat.h>
+// pool of worker threads, while a monitor thread shows progress and receives Ctrl-C and
+// SIGTERM. Each file's direction comes from its content, as in `convert`; a file that fails is
+// recorded and the batch goes on; a fatal condition (disk full, output folder not writable) or
+// a signal stops it cleanly; outputs that already exist and are complete are skipped, so
+// running the same command again resumes; --shard K/N keeps a stable 1/N of the inputs for
+// cluster job arrays; --merge-reports combines the shards' reports. The pieces live in batch/.
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <boost/program_options.hpp>
 #include <chrono>
-#include <cstdint>
+#include <csignal>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <map>
-#include <mutex>
-#include <nlohmann/json.hpp>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "asdfcore/asdf_file.h"
 #include "asdfcore/error.h"
+#include "batch/batch_convert.h"
+#include "batch/batch_inputs.h"
+#include "batch/batch_progress.h"
+#include "batch/batch_report.h"
+#include "batch/batch_stop.h"
+#include "batch/batch_temporaries.h"
 #include "command_line.h"
 #include "commands.h"
 #include "conversion_options.h"
 #include "exit_codes.h"
-#include "fits/fits_file.h"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
 
 namespace fitsasdf::cli {
-namespace {
-
-/// One input: where it is and its path relative to the root it was found under (the file name
-/// for a file given by itself), which names its output and decides its shard.
-struct Item {
-  fs::path input;
-  fs::path relative;
-  bool asdf_input = false;  ///< Set once sharded: the direction, told by content.
-  fs::path output;          ///< Set once sharded.
-  std::string clash;        ///< Why the input is refused (another input has the same output).
-};
-
-/// The 64-bit FNV-1a hash of `bytes`: fixed, so shards are the same on every build and machine.
-std::uint64_t fnv1a(const std::string& bytes) {
-  std::uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
-/// Add `root` to `items`: a folder's regular files (recursed, sorted by relative path; the
-/// folder `skip`, the output folder, left out), or the file itself.
-void collect(const fs::path& root, const fs::path& skip, std::vector<Item>& items) {
-  if (fs::is_directory(root)) {
-    std::vector<Item> found;
-    for (auto it =
-             fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied);
-         it != fs::recursive_directory_iterator(); ++it) {
-      const auto& entry = *it;
-      std::error_code ec;
-      if (entry.is_directory() && fs::equivalent(entry.path(), skip, ec)) {
-        it.disable_recursion_pending();
-      } else if (entry.is_regular_file()) {
-        found.push_back({entry.path(), entry.path().lexically_relative(root)});
-      }
-    }
-    std::sort(found.begin(), found.end(),
-              [](const Item& a, const Item& b) { return a.relative < b.relative; });
-    items.insert(items.end(), found.begin(), found.end());
-  } else {
-    // A missing or unreadable file is kept: its conversion fails and says why.
-    items.push_back({root, root.filename()});
-  }
-}
-
-/// Read the paths of a --from list ("-" for standard input), one a line, blank lines skipped.
-std::vector<std::string> read_list(const std::string& name) {
-  std::ifstream file;
-  std::istream* in = &std::cin;
-  if (name != "-") {
-    file.open(name);
-    if (!file) {
-      throw asdfcore::Error(asdfcore::ErrorCode::kIo, "cannot read the list of inputs",
-                            asdfcore::ErrorContext{.file = name});
-    }
-    in = &file;
-  }
-  std::vector<std::string> paths;
-  std::string line;
-  while (std::getline(*in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (!line.empty()) paths.push_back(line);
-  }
-  return paths;
-}
-
-/// Parse "K/N" (0 <= K < N).
-std::pair<std::uint64_t, std::uint64_t> parse_shard(const std::string& value) {
-  const auto slash = value.find('/');
-  try {
-    if (slash != std::string::npos) {
-      std::size_t used_k = 0;
-      std::size_t used_n = 0;
-      const auto k = std::stoull(value.substr(0, slash), &used_k);
-      const auto n = std::stoull(value.substr(slash + 1), &used_n);
-      if (used_k == slash && used_n == value.size() - slash - 1 && n > 0 && k < n) {
-        return {k, n};
-      }
-    }
-  } catch (const std::exception&) {
-  }
-  throw po::error("--shard takes K/N with 0 <= K < N (as 3/100), not '" + value + "'");
-}
-
-/// True when `output` is a complete conversion result: an ASDF file whose layout has no
-/// problem and whose blocks all read (and match their MD5 when they have one), or a FITS file whose
-/// last HDU is whole. Checked, not assumed from the name.
-bool complete(const fs::path& output, bool asdf_output) {
-  try {
-    if (asdf_output) {
-      asdfcore::OpenOptions open;
-      open.verify_checksums = true;  // blocks that carry an MD5 must match it
-      const auto file = asdfcore::AsdfFile::open(output.string(), open);
-      if (!file.container().problems().empty()) return false;
-      for (const auto& block : file.container().blocks()) {
-        if (!block.problem.empty()) return false;
-      }
-      const auto& blocks = file.blocks();
-      const auto count = static_cast<std::int64_t>(blocks.block_count());
-      for (std::int64_t i = 0; i < count; ++i) (void)blocks.block(i);
-      return true;
-    }
-    const auto file = fits::FitsFile::open(output.string());
-    return !file.hdus().empty() && file.hdus().back().data_end <= file.bytes().size();
-  } catch (const std::exception&) {
-    return false;
-  }
-}
-
-/// True when `output` exists, is not older than `input` and is complete.
-bool up_to_date(const fs::path& input, const fs::path& output, bool asdf_output) {
-  std::error_code ec;
-  if (!fs::is_regular_file(output, ec)) return false;
-  const auto out_time = fs::last_write_time(output, ec);
-  if (ec) return false;
-  const auto in_time = fs::last_write_time(input, ec);
-  if (ec || out_time < in_time) return false;
-  return complete(output, asdf_output);
-}
-
-/// The JSON report, one line per input as it finishes, flushed at once.
-class Report {
- public:
-  Report(const std::string& path, bool quiet) : quiet_(quiet) {
-    if (path.empty()) return;
-    out_.open(path, std::ios::app);
-    if (!out_) {
-      throw asdfcore::Error(asdfcore::ErrorCode::kIo, "cannot open the report for writing",
-                            asdfcore::ErrorContext{.file = path});
-    }
-  }
-  /// Write `line` to the report; a failure is also said on stderr unless quiet.
-  void write(const nlohmann::ordered_json& line) {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    if (!quiet_ && line.value("status", "") == "failed") {
-      std::cerr << "fitsasdf batch: failed: " << line["error"].get<std::string>() << "\n";
-    }
-    if (!out_.is_open()) return;
-    out_ << line.dump() << "\n";
-    out_.flush();
-  }
-
- private:
-  bool quiet_ = false;
-  std::ofstream out_;
-  std::mutex mutex_;
-};
-
-struct Counts {
-  std::atomic<std::size_t> ok{0};
-  std::atomic<std::size_t> failed{0};
-  std::atomic<std::size_t> skipped{0};
-  std::atomic<std::uint64_t> bytes_in{0};
-  std::atomic<std::uint64_t> bytes_out{0};
-};
-
-std::uint64_t size_or_zero(const fs::path& path) {
-  std::error_code ec;
-  const auto size = fs::file_size(path, ec);
-  return ec ? 0 : size;
-}
-
-/// Convert (or skip) one input and record the result.
-void process(const Item& item, const ConvertOptions& to_asdf, const AsdfToFitsOptions& to_fits,
-             Report& report, Counts& counts) {
-  const auto start = std::chrono::steady_clock::now();
-  const bool asdf_input = item.asdf_input;
-  const fs::path& output = item.output;
-  std::string status = "ok";
-  std::string error;
-  std::uint64_t bytes_out = 0;
-  const std::uint64_t bytes_in = size_or_zero(item.input);
-  try {
-    if (!item.clash.empty()) {
-      throw asdfcore::Error(asdfcore::ErrorCode::kInvalidArgument, item.clash,
-                            asdfcore::ErrorContext{.file = item.input.string()});
-    }
-    if (up_to_date(item.input, output, !asdf_input)) {
-      status = "skipped";
-      bytes_out = size_or_zero(output);
-    } else {
-      fs::create_directories(output.parent_path());
-      const ConversionReport r =
-          asdf_input ? convert_asdf_to_fits(item.input.string(), output.string(), to_fits)
-                     : convert_fits_to_asdf(item.input.string(), output.string(), to_asdf);
-      bytes_out = r.bytes_out;
-    }
-  } catch (const asdfcore::Error& e) {
-    status = "failed";
-    error = "[" + std::string(asdfcore::error_code_name(e.code())) + "] " + e.what();
-  } catch (const std::exception& e) {  // a folder that cannot be made, memory
-    status = "failed";
-    error = e.what();
-  }
-  for (char& ch : error) {  // one line on stderr
-    if (ch == '\n' || ch == '\r') ch = ' ';
-  }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  (status == "ok" ? counts.ok : status == "skipped" ? counts.skipped : counts.failed)++;
-  counts.bytes_in += bytes_in;
-  counts.bytes_out += bytes_out;
-  nlohmann::ordered_json line;
-  line["input"] = item.input.string();
-  line["output"] = output.string();
-  line["status"] = status;
-  line["error"] = error;
-  line["bytes_in"] = bytes_in;
-  line["bytes_out"] = bytes_out;
-  line["seconds"] = seconds;
-  report.write(line);
-}
-
-}  // namespace
 
 int run_batch(const std::vector<std::string>& args) {
+  using namespace batch;
   po::options_description opts(
       "fitsasdf batch INPUT... -o OUTDIR [options]\n"
+      "fitsasdf batch --merge-reports OUT.jsonl REPORT.jsonl...\n"
       "Convert files and folders (recursed): FITS to ASDF, ASDF to FITS, by content. Outputs\n"
-      "mirror the inputs' paths under OUTDIR; complete outputs are skipped (resume)");
+      "mirror the inputs' paths under OUTDIR; complete outputs are skipped (resume).\n"
+      "Exit status: 0 all ok, 1 some failed, 3 stopped by a fatal I/O condition (disk full,\n"
+      "output folder not writable), 130 interrupted (SIGINT/SIGTERM); re-run to resume");
   opts.add_options()("help,h", "show this help")("output,o", po::value<std::string>(),
                                                  "the folder to write the outputs into")(
       "from", po::value<std::vector<std::string>>(),
       "read input paths from this file, one a line (- for standard input)")(
       "jobs,j", po::value<unsigned>()->default_value(0), "worker threads (0: the number of cores)")(
       "report", po::value<std::string>(),
-      "append one JSON line per input and a summary line to this file")(
+      "one JSON line per input (appended as each finishes), then a summary line")(
       "shard", po::value<std::string>(), "K/N: convert only the inputs of shard K of N")(
-      "quiet,q", "print nothing on stderr (no failures, no summary)")(
+      "verify", "verify each output by a round trip; a difference fails the file")(
+      "merge-reports", po::value<std::string>(),
+      "write to this file the reports given as inputs, merged (one line per input)")(
+      "progress-interval", po::value<double>()->default_value(10.0),
+      "seconds between progress lines when stderr is not a terminal")(
+      "quiet,q", "print no progress, failures or summary on stderr")(
       "inputs", po::value<std::vector<std::string>>(), "files and folders to convert");
   add_conversion_options(opts);
   po::variables_map vm;
   if (!parse_command_line(args, opts, "inputs", vm, -1)) return kExitOk;
+  const bool quiet = vm.count("quiet") > 0;
+  if (vm.count("merge-reports")) {
+    const auto reports = values_of(vm, "inputs");
+    if (reports.empty()) throw po::error("--merge-reports needs the reports to merge");
+    return merge_reports(vm["merge-reports"].as<std::string>(), reports, quiet);
+  }
   if (!vm.count("output")) throw po::error("fitsasdf batch needs an output folder (-o OUTDIR)");
-  std::vector<std::string> roots = values_of(vm, "inputs");
+  auto roots = std::make_unique<std::vector<std::string>>(values_of(vm, "inputs"));
   for (const auto& list : values_of(vm, "from")) {
     const auto paths = read_list(list);
-    roots.insert(roots.end(), paths.begin(), paths.end());
+    roots->insert(roots->end(), paths.begin(), paths.end());
   }
-  if (roots.empty()) throw po::error("fitsasdf batch needs inputs (files, folders or --from)");
-  const ConvertOptions to_asdf = fits_to_asdf_options(vm);
-  const AsdfToFitsOptions to_fits = asdf_to_fits_options(vm);
-  std::optional<std::pair<std::uint64_t, std::uint64_t>> shard;
+  if (roots->empty()) throw po::error("fitsasdf batch needs inputs (files, folders or --from)");
+  ConvertSettings settings;
+  settings.to_asdf = fits_to_asdf_options(vm);
+  settings.to_fits = asdf_to_fits_options(vm);
+  settings.verify = vm.count("verify") > 0;
+  std::optional<Shard> shard;
   if (vm.count("shard")) shard = parse_shard(vm["shard"].as<std::string>());
+  const double interval = vm["progress-interval"].as<double>();
+  if (!(interval > 0)) throw po::error("--progress-interval takes a number of seconds > 0");
+  const fs::path report_path = vm.count("report") ? vm["report"].as<std::string>() : "";
 
-  const fs::path outdir = vm["output"].as<std::string>();
-  std::error_code ec;
-  fs::create_directories(outdir, ec);
-  if (ec || !fs::is_directory(outdir)) {
-    throw asdfcore::Error(asdfcore::ErrorCode::kIo,
-                          "cannot create the output folder: " + ec.message(),
-                          asdfcore::ErrorContext{.file = outdir.string()});
+  const fs::path outdir = fs::path(vm["output"].as<std::string>()).lexically_normal();
+  try {
+    probe_output_folder(outdir);
+  } catch (const asdfcore::Error& e) {
+    std::cerr << "fitsasdf batch: stopped before the first file: " << e.what()
+              << "; make the output folder writable and run the same command again\n";
+    return kExitIo;
   }
+  const std::vector<Item> items = list_items(*roots, outdir, shard);
+  roots.reset();  // the items are all that is kept of the inputs
+  const auto stale = remove_stale_temporaries(items, outdir, report_path);
+  if (!stale.empty() && !quiet) {
+    std::cerr << "fitsasdf batch: removed " << stale.size()
+              << " temporary files left by an interrupted run\n";
+  }
+  ReportFile report(report_path, items.size());
 
-  std::vector<Item> items;
-  for (const auto& root : roots) collect(root, outdir, items);
-  if (shard) {
-    std::erase_if(items, [&](const Item& item) {
-      return fnv1a(item.relative.generic_string()) % shard->second != shard->first;
-    });
-  }
-  // Directions and outputs, in list order: of two inputs with the same output the first wins.
-  std::map<fs::path, const Item*> claimed;
-  for (auto& item : items) {
-    item.asdf_input = is_asdf(item.input.string());
-    item.output = (outdir / (item.asdf_input ? default_fits_name(item.relative.string())
-                                             : default_output(item.relative.string())))
-                      .lexically_normal();
-    const auto [at, fresh] = claimed.emplace(item.output, &item);
-    if (!fresh) {
-      item.clash = "its output " + item.output.string() + " is the output of " +
-                   at->second->input.string() + " already; convert it on its own";
-    }
-  }
-  Report report(vm.count("report") ? vm["report"].as<std::string>() : std::string(),
-                vm.count("quiet") > 0);
+  // From here on SIGINT and SIGTERM are received by the monitor thread only.
+  const BlockedSignals signals;
+  Counters counters;
+  std::uint64_t total_bytes = 0;
+  for (const auto& item : items) total_bytes += item.size;
+  Progress progress(progress_mode(quiet), items.size(), total_bytes, counters, interval);
+  StopFlag stop;
 
   unsigned jobs = vm["jobs"].as<unsigned>();
   if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
   jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, std::max<std::size_t>(1, items.size())));
+  // Without --threads, the cores are shared out among the workers instead of each worker
+  // starting one compression thread per core.
+  if (settings.to_asdf.threads == 0) {
+    settings.to_asdf.threads = std::max(1u, std::thread::hardware_concurrency() / jobs);
+  }
 
   const auto start = std::chrono::steady_clock::now();
-  Counts counts;
   std::atomic<std::size_t> next{0};
   auto worker = [&] {
-    for (std::size_t i = next++; i < items.size(); i = next++) {
-      process(items[i], to_asdf, to_fits, report, counts);
+    while (!stop.requested()) {
+      const std::size_t i = next++;
+      if (i >= items.size()) break;
+      const Item& item = items[i];
+      const Outcome outcome = convert_one(item, settings, report.previous(item.input));
+      if (!outcome.fatal.empty()) {
+        stop.request(StopReason::kFatal, outcome.fatal);
+        break;
+      }
+      const std::string status = outcome.line["status"].get<std::string>();
+      if (status == "failed") {
+        ++counters.failed;
+        progress.say("fitsasdf batch: failed: " + outcome.line["error"].get<std::string>());
+      } else if (status == "skipped") {
+        ++counters.skipped;
+      } else {
+        counters.bytes_converted += item.size;
+      }
+      counters.bytes_done += item.size;
+      ++counters.done;
+      if (const int err = report.append(i, outcome.line)) {
+        stop.request(StopReason::kFatal,
+                     (fatal_errno(err) ? describe_fatal(err) + ": " : std::string()) +
+                         "cannot write the report " + report_path.string() + ": " +
+                         std::strerror(err));
+      }
     }
   };
-  std::vector<std::jthread> pool;
-  for (unsigned t = 1; t < jobs; ++t) pool.emplace_back(worker);
-  worker();
-  pool.clear();  // joins
+  std::atomic<bool> finished{false};
+  // The monitor wakes every 100 ms, or more often when the progress interval is shorter.
+  const int wake_ms = static_cast<int>(std::clamp(interval * 1000.0, 10.0, 100.0));
+  std::jthread monitor([&] {
+    while (!finished.load()) {
+      progress.tick();
+      if (const int signal = signals.wait(wake_ms)) {
+        const std::string name = signal == SIGINT ? "SIGINT" : "SIGTERM";
+        if (stop.request(StopReason::kInterrupted, "interrupted (" + name + ")")) {
+          progress.say("fitsasdf batch: " + name +
+                       ": finishing the files in progress, then stopping (" + name +
+                       " again stops at once)");
+        } else {
+          // A second signal: stop now. The report has every finished file; the temporaries of
+          // the files in progress are removed by the next run.
+          progress.finish();
+          const char text[] =
+              "fitsasdf batch: stopped at once; run the same command again to resume\n";
+          (void)!write(STDERR_FILENO, text, sizeof text - 1);
+          _exit(kExitInterrupted);
+        }
+      }
+    }
+  });
+  {
+    std::vector<std::jthread> pool;
+    for (unsigned t = 1; t < jobs; ++t) pool.emplace_back(worker);
+    worker();
+  }  // joins the workers
+  finished = true;
+  monitor.join();
+  progress.finish();
 
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  nlohmann::ordered_json summary;
-  summary["summary"] = true;
-  summary["inputs"] = items.size();
-  summary["ok"] = counts.ok.load();
-  summary["failed"] = counts.failed.load();
-  summary["skipped"] = counts.skipped.load();
-  summary["bytes_in"] = counts.bytes_in.load();
-  summary["bytes_out"] = counts.bytes_out.load();
-  summary["seconds"] = seconds;
-  report.write(summary);
-  if (!vm.count("quiet")) {
-    std::cerr << "fitsasdf batch: " << items.size() << " inputs: " << counts.ok << " converted, "
-              << counts.skipped << " skipped (complete), " << counts.failed << " failed"
+  Line extra;
+  extra["seconds"] = seconds;
+  const StopReason reason = stop.reason();
+  extra["stopped"] = reason == StopReason::kNone          ? Line()
+                     : reason == StopReason::kInterrupted ? Line("interrupted")
+                                                          : Line("fatal");
+  extra["message"] = stop.message();
+  const Line summary = report.finish(
+      items.size(), [&](std::size_t i) -> const std::string& { return items[i].input; }, extra);
+  const std::size_t done = counters.done.load();
+  if (!quiet) {
+    std::cerr << "fitsasdf batch: " << items.size()
+              << " inputs: " << done - counters.failed - counters.skipped << " converted, "
+              << counters.skipped << " skipped (complete), " << counters.failed << " failed"
+              << (done < items.size() ? ", " + std::to_string(items.size() - done) + " not done"
+                                      : std::string())
               << " in " << seconds << " s\n";
   }
-  return counts.failed ? kExitDifferent : kExitOk;
+  const std::string left = std::to_string(items.size() - done) + " of " +
+                           std::to_string(items.size()) + " inputs not done";
+  if (reason == StopReason::kInterrupted) {
+    std::cerr << "fitsasdf batch: " << stop.message() << ": " << left
+              << "; run the same command again to resume\n";
+    return kExitInterrupted;
+  }
+  if (reason == StopReason::kFatal) {
+    std::cerr << "fitsasdf batch: stopped: " << stop.message() << "; " << left
+              << "; fix this and run the same command again to resume\n";
+    return kExitIo;
+  }
+  return summary["failed"].get<std::size_t>() > 0 ? kExitDifferent : kExitOk;
 }
 
 }  // namespace fitsasdf::cli

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "command_line.h"
+#include "limit_options.h"
 #include "fitsasdf/convert.h"
 #include "fitsasdf/to_fits.h"
 
@@ -62,7 +63,13 @@ inline void add_conversion_options(boost::program_options::options_description& 
       "into a fits list like any FITS file, instead of writing its embedded tree")(
       "add-checksums",
       "ASDF input: give every HDU fresh CHECKSUM and DATASUM cards (HDUs that "
-      "have them always get them recomputed)");
+      "have them always get them recomputed)")(
+      "compression-level", po::value<int>()->default_value(-1),
+      "zlib: 1-2 ISA-L fast (the default), 3-4 ISA-L slower, 5-9 zlib's own levels, 0 stored; "
+      "bzp2: 1-9; lz4: acceleration")(
+      "threads", po::value<unsigned>()->default_value(0),
+      "threads that compress the pieces of a large block side by side (0: one per core)");
+  add_limit_options(opts);
 }
 
 /// The FITS-to-ASDF options the command line asks for; throws a usage error for a bad value.
@@ -91,6 +98,12 @@ inline ConvertOptions fits_to_asdf_options(const boost::program_options::variabl
   options.asdf_standard = vm["standard"].as<std::string>();
   // A FITS file that carries its own ASDF tree (JWST, AsdfInFits) gives that tree.
   options.embedded_tree = vm.count("fits-list") == 0;
+  options.limits = read_limits(vm);
+  options.threads = vm["threads"].as<unsigned>();
+  options.compression_level = vm["compression-level"].as<int>();
+  if (options.compression_level < -1 || options.compression_level > 9) {
+    throw po::error("--compression-level takes 0 to 9 (or -1 for the default)");
+  }
   return options;
 }
 
@@ -98,7 +111,7 @@ inline ConvertOptions fits_to_asdf_options(const boost::program_options::variabl
 /// an ASDF input).
 inline void refuse_fits_only_options(const boost::program_options::variables_map& vm) {
   namespace po = boost::program_options;
-  for (const char* fits_only : {"scaling", "fits-tag", "compress", "standard"}) {
+  for (const char* fits_only : {"scaling", "fits-tag", "compress", "compression-level", "standard"}) {
     if (!vm[fits_only].defaulted()) {
       throw po::error(std::string("--") + fits_only +
                       " applies to FITS input; the input is an ASDF file (written to FITS)");
@@ -117,6 +130,7 @@ inline AsdfToFitsOptions asdf_to_fits_options(const boost::program_options::vari
   AsdfToFitsOptions options;
   options.durable = vm.count("no-fsync") == 0;
   options.add_checksums = vm.count("add-checksums") > 0;
+  options.limits = read_limits(vm);
   return options;
 }
 

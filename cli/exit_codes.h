@@ -10,6 +10,8 @@ inline constexpr int kExitBadInput = 2;     ///< An input is not valid (format, 
 inline constexpr int kExitIo = 3;           ///< A file could not be read or written.
 inline constexpr int kExitUsage = 4;        ///< The command line is wrong.
 inline constexpr int kExitInternal = 5;     ///< A bug: an unexpected exception.
+/// `batch` stopped by SIGINT or SIGTERM (128 + SIGINT, as shells report it); re-run to resume.
+inline constexpr int kExitInterrupted = 130;
 
 /// Return the exit status for an error of category `code`.
 inline int exit_code_for(asdfcore::ErrorCode code) {

@@ -11,6 +11,7 @@
 #include "command_line.h"
 #include "commands.h"
 #include "exit_codes.h"
+#include "limit_options.h"
 #include "tree_report.h"
 
 namespace po = boost::program_options;
@@ -171,6 +172,7 @@ int run_info(const std::vector<std::string>& args) {
       "json", "print one JSON object instead of text")(
       "max-lines", po::value<std::size_t>()->default_value(200), "lines of the tree outline")(
       "file", po::value<std::string>(), "the ASDF file");
+  add_limit_options(opts);
   po::variables_map vm;
   if (!parse_command_line(args, opts, "file", vm)) return kExitOk;
   if (!vm.count("file")) {
@@ -178,13 +180,14 @@ int run_info(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   const std::string path = vm["file"].as<std::string>();
-  const Container file = Container::open(path);
+  const asdfcore::OpenOptions open = read_limits(vm).open_options();
+  const Container file = Container::open(path, open.layout);
   const bool with_blocks = vm.count("blocks") > 0;
   ordered_json j = layout_json(file, with_blocks);
   // The tree: with --blocks a broken tree is reported and the block list still shown.
   std::optional<asdfcore::AsdfFile> asdf;
   try {
-    asdf = asdfcore::AsdfFile::open(path);
+    asdf = asdfcore::AsdfFile::open(path, open);
   } catch (const asdfcore::Error& e) {
     if (!with_blocks) throw;
     j["tree_error"] = e.what();

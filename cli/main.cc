@@ -46,7 +46,7 @@ void print_help(std::ostream& out) {
   for (const auto& c : kCommands) out << "  " << c.name << "  " << c.summary << "\n";
   out << "\nRun `fitsasdf <command> --help` for a command's options.\n"
          "Exit status: 0 ok, 1 differences or failed files, 2 invalid input, 3 I/O error,\n"
-         "4 usage error, 5 internal error.\n";
+         "4 usage error, 5 internal error, 130 batch interrupted (run it again to resume).\n";
 }
 
 }  // namespace

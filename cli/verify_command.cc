@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "compare_report.h"
 #include "exit_codes.h"
+#include "limit_options.h"
 #include "fitsasdf/verify.h"
 
 namespace po = boost::program_options;
@@ -27,6 +28,7 @@ int run_verify(const std::vector<std::string>& args) {
       "round trip only: compress the ASDF blocks (zlib, bzp2, lz4 or none)")(
       "native-byteorder", "round trip only: write the ASDF arrays in this machine's byte order")(
       "files", po::value<std::vector<std::string>>(), "the files");
+  add_limit_options(opts);
   po::variables_map vm;
   if (!parse_command_line(args, opts, "files", vm, -1)) return kExitOk;
   const std::vector<std::string> files = values_of(vm, "files");
@@ -38,6 +40,7 @@ int run_verify(const std::vector<std::string>& args) {
   options.convert.compression = block_compression(vm["compress"].as<std::string>());
   options.convert.native_byte_order = vm.count("native-byteorder") > 0;
   options.convert.durable = false;  // a temporary file
+  options.convert.limits = read_limits(vm);
 
   const VerifyReport report = files.size() == 1 ? verify_round_trip(files[0], options)
                                                 : verify_pair(files[0], files[1], options);

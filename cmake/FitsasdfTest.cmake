@@ -1,10 +1,19 @@
 # fitsasdf_add_test_suite(name SOURCES ... LIBS ...): one Catch2 executable whose test cases
 # become individual ctest tests (catch_discover_tests), with the shared test support linked in.
 include(Catch)
+
+# Each test's time limit: 300 s, three times that in a sanitizer build (ASan + UBSan make every
+# CLI run and every python-checked conversion several times slower).
+if(FITSASDF_SANITIZE)
+  set(FITSASDF_TEST_TIMEOUT 900)
+else()
+  set(FITSASDF_TEST_TIMEOUT 300)
+endif()
+
 function(fitsasdf_add_test_suite name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE fitsasdf_test_support ${ARG_LIBS})
   fitsasdf_warnings(${name})
-  catch_discover_tests(${name} TEST_PREFIX "${name}:" PROPERTIES TIMEOUT 300)
+  catch_discover_tests(${name} TEST_PREFIX "${name}:" PROPERTIES TIMEOUT ${FITSASDF_TEST_TIMEOUT})
 endfunction()

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Configure and build fitsasdf into build/ (or $FITSASDF_BUILD_DIR). Warnings are errors when
-# CI is set. Assumes the dependencies are installed (scripts/install-deps.sh).
+# CI is set. Extra arguments are passed to the cmake configure step (scripts/sanitize.sh uses
+# them). Assumes the dependencies are installed (scripts/install-deps.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${FITSASDF_BUILD_DIR:-$root/build}
@@ -13,5 +14,5 @@ if [ -f "$build/CMakeCache.txt" ] && ! grep -q "CMAKE_GENERATOR:INTERNAL=${gener
   rm -rf "$build"
 fi
 cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DFITSASDF_WERROR=$werror
+  -DFITSASDF_WERROR=$werror "$@"
 cmake --build "$build" -j "$(nproc)"

@@ -1,10 +1,32 @@
 #!/usr/bin/env bash
 # README command (2): set up this machine (Debian packages), build, and run the whole test suite,
-# including the interop tests against the reference tools (python3-asdf, astropy).
+# including the interop tests against the reference tools (python3-asdf, astropy). Then build
+# everything again with AddressSanitizer + UndefinedBehaviorSanitizer + LeakSanitizer in
+# build-asan/ and run the whole suite once more there (scripts/sanitize.sh). Last, build the
+# libFuzzer targets with clang in build-fuzz/ and fuzz each for a minute (scripts/fuzz.sh --smoke).
+# A developer can skip the last two stages locally with FITSASDF_SKIP_SANITIZERS=1; CI (CI set)
+# always runs them. Extra arguments go to both ctest runs.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/scripts/install-deps.sh"
+
+# Stage 1: the normal build and the whole suite.
+start=$SECONDS
 bash "$root/scripts/build.sh"
 build=${FITSASDF_BUILD_DIR:-$root/build}
 cd "$build"
 ctest --output-on-failure -j "$(nproc)" "$@"
+echo "test.sh: normal build and tests passed in $((SECONDS - start)) s"
+
+# Stages 2 and 3: the same suite under ASan + UBSan + leak checking (no test is excluded), then
+# smoke fuzzing of every fuzz target (its known reproducers replayed first).
+if [ -n "${FITSASDF_SKIP_SANITIZERS:-}" ] && [ "${FITSASDF_SKIP_SANITIZERS}" != 0 ] && [ -z "${CI:-}" ]; then
+  echo "test.sh: sanitizer and fuzzing stages SKIPPED (FITSASDF_SKIP_SANITIZERS is set; CI always runs them)"
+  exit 0
+fi
+start=$SECONDS
+bash "$root/scripts/sanitize.sh" "$@"
+echo "test.sh: sanitizer build and tests (ASan+UBSan+LSan, no test excluded) passed in $((SECONDS - start)) s"
+start=$SECONDS
+FITSASDF_CLI="$build/cli/fitsasdf" bash "$root/scripts/fuzz.sh" --smoke
+echo "test.sh: smoke fuzzing (60 s per target) passed in $((SECONDS - start)) s"

@@ -52,6 +52,15 @@ class FileBlocks final : public ndarray::BlockProvider {
     return other.data(0, verify_);
   }
 
+  std::string missing_blocks_reason() const override {
+    for (const auto& p : container_.problems()) {
+      if (p.kind == format::LayoutProblem::Kind::kBrokenChain) {
+        return "at byte " + std::to_string(p.offset) + ": " + p.message;
+      }
+    }
+    return {};
+  }
+
   const format::Container& container() const { return container_; }
 
  private:
@@ -94,6 +103,7 @@ AsdfFile AsdfFile::from_container(format::Container container, const std::string
   state->policy.base_dir = fs::absolute(fs::path(path)).parent_path();
   state->policy.allowed_dirs = options.allowed_dirs;
   state->policy.allow_any_path = options.allow_any_path;
+  state->policy.max_expansion = options.yaml.max_alias_expansion;
   for (const auto& p : container.problems()) {
     state->warnings.push_back("byte " + std::to_string(p.offset) + ": " + p.message);
   }

@@ -50,7 +50,12 @@ std::string Error::format(const std::string& message, const ErrorContext& contex
   if (context.hdu) add("HDU " + std::to_string(*context.hdu));
   if (context.block) add("block " + std::to_string(*context.block));
   if (context.offset) add("byte " + std::to_string(*context.offset));
-  if (!context.tree_path.empty()) add("tree path " + context.tree_path);
+  if (!context.tree_path.empty()) {
+    // A path thousands of levels deep (a hostile tree) is shortened to keep the message a line.
+    const std::string& p = context.tree_path;
+    add("tree path " +
+        (p.size() <= 200 ? p : p.substr(0, 100) + "/.../" + p.substr(p.size() - 60)));
+  }
   if (!detail.empty()) where += (where.empty() ? "" : ": ") + ("at " + detail);
   return where.empty() ? message : where + ": " + message;
 }

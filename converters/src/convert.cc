@@ -87,7 +87,7 @@ std::string native_key(const std::vector<Card>& cards, int index, std::set<std::
 
 ConversionReport convert_fits_to_asdf(const std::string& input, const std::string& output,
                                       const ConvertOptions& options) {
-  const fits::FitsFile file = fits::FitsFile::open(input);
+  const fits::FitsFile file = fits::FitsFile::open(input, options.limits.max_memory);
   if (options.embedded_tree && embedded::asdf_extension_index(file) > 0) {
     return extract_embedded_asdf(input, output, options);
   }
@@ -189,9 +189,11 @@ ConversionReport convert_fits_to_asdf(const std::string& input, const std::strin
   asdfcore::AsdfWriteOptions write;
   write.asdf_standard = options.asdf_standard;
   write.layout.durable = options.durable;
+  write.layout.threads = options.threads;
   write.layout.checksum = options.checksums ? asdfcore::format::ChecksumConvention::kStoredBytes
                                             : asdfcore::format::ChecksumConvention::kNone;
-  asdfcore::write_asdf(output, root, sink.blocks(options.compression), write);
+  asdfcore::write_asdf(output, root, sink.blocks(options.compression, options.compression_level),
+                       write);
   report.bytes_in = std::filesystem::file_size(input);
   report.bytes_out = std::filesystem::file_size(output);
   return report;

@@ -8,6 +8,7 @@
 #include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <set>
 #include <sstream>
 #include <string>
@@ -241,23 +242,27 @@ TEST_CASE("batch --shard K/N splits the inputs without overlap, whatever the lis
   CHECK(nonempty >= 2);
 
   SECTION("a --from list gives the same shards in any order") {
+    // Three orders of the list: sorted, reversed, shuffled (seeded).
     std::vector<std::string> paths;
     for (const auto& [rel, good] : files) paths.push_back((archive / rel).string());
+    std::vector<std::vector<std::string>> orders{paths, paths, paths};
+    std::reverse(orders[1].begin(), orders[1].end());
+    std::shuffle(orders[2].begin(), orders[2].end(), std::mt19937(42));
     std::set<std::string> union_of_shards;
     for (int k = 0; k < 4; ++k) {
-      std::set<std::string> by_order[2];
-      for (int order = 0; order < 2; ++order) {
+      std::set<std::string> by_order[3];
+      for (std::size_t order = 0; order < orders.size(); ++order) {
         std::string list;
-        for (const auto& p : paths) list += p + "\n";
+        for (const auto& p : orders[order]) list += p + "\n";
         write_file(tmp / "list.txt", list);
         const BatchRun shard =
             run_batch(archive, tmp / "r.jsonl",
                       {"--from", (tmp / "list.txt").string(), "-o", (tmp / "flat").string(),
                        "--shard", std::to_string(k) + "/4", "-q"});
         for (const auto& [rel, line] : shard.lines) by_order[order].insert(rel);
-        std::reverse(paths.begin(), paths.end());
       }
       CHECK(by_order[0] == by_order[1]);
+      CHECK(by_order[0] == by_order[2]);
       for (const auto& rel : by_order[0]) CHECK(union_of_shards.insert(rel).second);
     }
     CHECK(union_of_shards == all);

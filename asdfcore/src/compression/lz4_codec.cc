@@ -4,11 +4,13 @@
 // chunk's decoded size as a little-endian u32 (python-lz4's `store_size=True`).
 #include <lz4.h>
 
+#include <algorithm>
 #include <limits>
 #include <string>
 
 #include "asdfcore/compression/codec.h"
 #include "asdfcore/error.h"
+#include "compression/ordered_parallel.h"
 #include "util/endian.h"
 
 namespace asdfcore::compression {
@@ -34,26 +36,37 @@ class Lz4Codec final : public Codec {
   std::vector<std::uint8_t> compress(std::span<const std::uint8_t> input,
                                      const CompressOptions& options) const override {
     const int acceleration = options.level > 0 ? options.level : 1;
+    // Each chunk is an lz4 block of its own, so the chunks are compressed side by side and
+    // written in order.
+    const std::size_t chunk = std::clamp<std::size_t>(
+        options.piece_size > 0 ? options.piece_size : kChunk, 1, LZ4_MAX_INPUT_SIZE);
+    const std::size_t chunks = (input.size() + chunk - 1) / chunk;
     std::vector<std::uint8_t> out;
-    const std::size_t chunks = (input.size() + kChunk - 1) / kChunk;
-    out.reserve(chunks * (8 + static_cast<std::size_t>(LZ4_compressBound(kChunk))));
-    for (std::size_t at = 0; at < input.size(); at += kChunk) {
-      const std::size_t n = std::min(kChunk, input.size() - at);
-      const int bound = LZ4_compressBound(static_cast<int>(n));
-      const std::size_t head = out.size();
-      out.resize(head + 8 + static_cast<std::size_t>(bound));
-      const int written = LZ4_compress_fast(reinterpret_cast<const char*>(input.data() + at),
-                                            reinterpret_cast<char*>(out.data() + head + 8),
-                                            static_cast<int>(n), bound, acceleration);
-      if (written <= 0) fail("compressor failed");
-      detail::store_be(out.data() + head, static_cast<std::uint64_t>(written) + 4, 4);
-      detail::store_le(out.data() + head + 4, n, 4);
-      out.resize(head + 8 + static_cast<std::size_t>(written));
-    }
+    out.reserve(chunks * 8 + static_cast<std::size_t>(LZ4_compressBound(
+                                 static_cast<int>(std::min(chunk, input.size())))) *
+                                 chunks);
+    parallel::run_in_order<std::vector<std::uint8_t>>(
+        chunks, options.threads,
+        [&](std::size_t index, unsigned) {
+          const std::size_t at = index * chunk;
+          const std::size_t n = std::min(chunk, input.size() - at);
+          const int bound = LZ4_compressBound(static_cast<int>(n));
+          std::vector<std::uint8_t> framed(8 + static_cast<std::size_t>(bound));
+          const int written = LZ4_compress_fast(reinterpret_cast<const char*>(input.data() + at),
+                                                reinterpret_cast<char*>(framed.data() + 8),
+                                                static_cast<int>(n), bound, acceleration);
+          if (written <= 0) fail("compressor failed");
+          detail::store_be(framed.data(), static_cast<std::uint64_t>(written) + 4, 4);
+          detail::store_le(framed.data() + 4, n, 4);
+          framed.resize(8 + static_cast<std::size_t>(written));
+          return framed;
+        },
+        [&](std::size_t, std::vector<std::uint8_t>&& framed) {
+          out.insert(out.end(), framed.begin(), framed.end());
+        });
     return out;
   }
 
-  
   std::uint64_t max_decoded_size(std::uint64_t stored_size) const noexcept override {
     // an lz4 block expands at most about 255:1 (a match length byte per 255 bytes).
     const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() / 256;

@@ -1,11 +1,28 @@
-// zlib blocks: one RFC 1950 stream per block, as python asdf writes with zlib.compress.
+// zlib blocks: one RFC 1950 stream per block. That is all python asdf reads: its
+// zlib.decompressobj stops at the end of the first stream and ignores what follows.
+//
+// Compression cuts the input into pieces and deflates them side by side as raw deflate. Every
+// piece but the last ends with a full flush (an empty stored block), which leaves it on a byte
+// boundary with no reference into earlier pieces and no final-block bit; the last piece ends the
+// stream. Written in order after one zlib header, the pieces form a single deflate stream, and
+// the Adler-32 trailer is the pieces' sums combined (adler32_combine). ISA-L's igzip does the
+// deflating for the fast levels, zlib for levels 0 (stored) and 9 (its slowest, tightest).
+//
+// Decompression goes through libdeflate into the block's exactly sized buffer. When libdeflate
+// refuses a stream (corrupt, truncated, wrong size), zlib's streaming inflate decodes it again
+// to say precisely what is wrong.
+#include <isa-l/igzip_lib.h>
+#include <libdeflate.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <limits>
+#include <memory>
 #include <string>
 
 #include "asdfcore/compression/codec.h"
 #include "asdfcore/error.h"
+#include "compression/ordered_parallel.h"
 
 namespace asdfcore::compression {
 namespace {
@@ -17,42 +34,225 @@ namespace {
 /// Feeds a span of any size through zlib's 32-bit `avail_*` counters.
 constexpr std::size_t kStep = std::numeric_limits<uInt>::max();
 
+/// Bytes of input per piece unless the caller says otherwise: large enough that the flush
+/// markers and the lost 32 KiB of history cost nothing measurable, small enough that two
+/// threads share even a few-MiB array.
+constexpr std::size_t kDefaultPiece = std::size_t{1} << 20;
+
+/// Upper bound on a piece (ISA-L and zlib count input in 32 bits).
+constexpr std::size_t kMaxPiece = std::size_t{1} << 30;
+
+/// Which deflate implementation compresses, at which of its own levels.
+struct Plan {
+  bool isal = true;
+  int level = 1;
+  std::uint8_t flevel = 0;  ///< The zlib header's FLEVEL (0 fastest ... 3 slowest).
+};
+
+/// Map zlib's 0-9 scale (and -1 for the default) onto the implementations; see
+/// CompressOptions. ISA-L's own level 0 is left out: its fixed Huffman tables leave float data
+/// uncompressed.
+Plan plan_for(int level) {
+  if (level < 0) return {true, 1, 0};
+  if (level == 0) return {false, 0, 0};
+  if (level <= 2) return {true, 1, 0};
+  if (level == 3) return {true, 2, 1};
+  if (level == 4) return {true, 3, 1};
+  const int z = std::min(level, 9);
+  return {false, z, static_cast<std::uint8_t>(z == 5 ? 1 : z == 6 ? 2 : 3)};
+}
+
+/// The level buffer ISA-L needs for `level` (none for level 0).
+std::size_t isal_level_buffer(int level) {
+  switch (level) {
+    case 1: return ISAL_DEF_LVL1_DEFAULT;
+    case 2: return ISAL_DEF_LVL2_DEFAULT;
+    case 3: return ISAL_DEF_LVL3_DEFAULT;
+    default: return 0;
+  }
+}
+
+/// One compressed piece, with what the trailer needs.
+struct Piece {
+  std::vector<std::uint8_t> bytes;
+  std::uint32_t adler = 1;
+  std::size_t length = 0;
+};
+
+/// Raw deflate of `in` with ISA-L; ends the stream when `last`, else ends on a full flush.
+std::vector<std::uint8_t> deflate_isal(std::span<const std::uint8_t> in, int level, bool last,
+                                       std::vector<std::uint8_t>& level_buf) {
+  // Stored blocks bound the output: 5 bytes per 64 KiB at worst, plus the flush marker.
+  std::size_t capacity = in.size() + in.size() / 8192 + 1024;
+  for (;;) {
+    std::vector<std::uint8_t> out(capacity);
+    isal_zstream z;
+    isal_deflate_stateless_init(&z);
+    z.next_in = const_cast<std::uint8_t*>(in.data());
+    z.avail_in = static_cast<std::uint32_t>(in.size());
+    z.next_out = out.data();
+    z.avail_out = static_cast<std::uint32_t>(out.size());
+    z.level = static_cast<std::uint32_t>(level);
+    z.level_buf = level_buf.empty() ? nullptr : level_buf.data();
+    z.level_buf_size = static_cast<std::uint32_t>(level_buf.size());
+    z.gzip_flag = IGZIP_DEFLATE;
+    z.end_of_stream = last ? 1 : 0;
+    z.flush = last ? NO_FLUSH : FULL_FLUSH;
+    const int rc = isal_deflate_stateless(&z);
+    if (rc == COMP_OK) {
+      out.resize(z.total_out);
+      return out;
+    }
+    if (rc != STATELESS_OVERFLOW || capacity > 2 * in.size() + 65536) {
+      fail("ISA-L compressor failed with code " + std::to_string(rc));
+    }
+    capacity *= 2;
+  }
+}
+
+/// Raw deflate of `in` with zlib at `level`; ends the stream when `last`, else a full flush.
+std::vector<std::uint8_t> deflate_zlib(std::span<const std::uint8_t> in, int level, bool last) {
+  z_stream z{};
+  if (deflateInit2(&z, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+    fail("cannot start the compressor");
+  }
+  std::vector<std::uint8_t> out(deflateBound(&z, static_cast<uLong>(in.size())) + 64);
+  z.next_in = const_cast<Bytef*>(in.data());
+  z.avail_in = static_cast<uInt>(in.size());
+  std::size_t done = 0;
+  for (;;) {
+    if (done == out.size()) out.resize(out.size() * 2);
+    z.next_out = out.data() + done;
+    z.avail_out = static_cast<uInt>(out.size() - done);
+    const int rc = deflate(&z, last ? Z_FINISH : Z_FULL_FLUSH);
+    done = out.size() - z.avail_out;
+    if (rc == Z_STREAM_ERROR) {
+      deflateEnd(&z);
+      fail("compressor failed");
+    }
+    if (last ? rc == Z_STREAM_END : (z.avail_in == 0 && z.avail_out > 0)) break;
+  }
+  deflateEnd(&z);
+  out.resize(done);
+  return out;
+}
+
+/// Decode `input` with zlib's streaming inflate into exactly `output`; throws with the reason
+/// for any stream that does not decode to exactly `output.size()` bytes.
+void inflate_checked(std::span<const std::uint8_t> input, std::span<std::uint8_t> output) {
+  z_stream z{};
+  if (inflateInit(&z) != Z_OK) fail("cannot start the decompressor");
+  std::size_t in_done = 0;
+  std::size_t out_done = 0;
+  int rc = Z_OK;
+  while (rc != Z_STREAM_END) {
+    const std::size_t in_chunk = std::min(input.size() - in_done, kStep);
+    const std::size_t out_chunk = std::min(output.size() - out_done, kStep);
+    // One spare byte of room past the declared size detects a stream that decodes to more.
+    std::uint8_t spare = 0;
+    z.next_in = const_cast<Bytef*>(input.data() + in_done);
+    z.avail_in = static_cast<uInt>(in_chunk);
+    z.next_out = out_chunk > 0 ? output.data() + out_done : &spare;
+    z.avail_out = out_chunk > 0 ? static_cast<uInt>(out_chunk) : 1;
+    rc = inflate(&z, Z_NO_FLUSH);
+    const std::size_t produced = (out_chunk > 0 ? out_chunk : 1) - z.avail_out;
+    in_done += in_chunk - z.avail_in;
+    if (out_chunk == 0 && produced > 0) {
+      inflateEnd(&z);
+      fail("stream decodes to more than the declared data_size of " +
+           std::to_string(output.size()) + " bytes");
+    }
+    out_done += produced;
+    if (rc == Z_STREAM_END) break;
+    if (rc == Z_BUF_ERROR && in_done == input.size()) {
+      inflateEnd(&z);
+      fail("stream is truncated: it ends after decoding " + std::to_string(out_done) + " of " +
+           std::to_string(output.size()) + " bytes");
+    }
+    if (rc != Z_OK && rc != Z_BUF_ERROR) {
+      std::string msg = z.msg != nullptr ? z.msg : "corrupt data";
+      inflateEnd(&z);
+      fail("corrupt stream (" + msg + ") after " + std::to_string(in_done) + " input bytes");
+    }
+  }
+  inflateEnd(&z);
+  if (out_done != output.size()) {
+    fail("stream decodes to " + std::to_string(out_done) + " bytes, but the block declares " +
+         "data_size " + std::to_string(output.size()));
+  }
+}
+
+/// Decode `input` with libdeflate into exactly `output`; false when libdeflate refuses it
+/// (the output is then undefined). Bytes after the end of the stream are ignored, as zlib and
+/// python do.
+bool inflate_fast(std::span<const std::uint8_t> input, std::span<std::uint8_t> output) {
+  const std::unique_ptr<libdeflate_decompressor, void (*)(libdeflate_decompressor*)> d(
+      libdeflate_alloc_decompressor(), &libdeflate_free_decompressor);
+  if (!d) return false;
+  std::uint8_t none = 0;
+  std::size_t consumed = 0;
+  // No actual-size pointer: libdeflate then insists on exactly output.size() bytes and never
+  // writes past them.
+  const libdeflate_result rc = libdeflate_zlib_decompress_ex(
+      d.get(), input.data(), input.size(), output.empty() ? &none : output.data(), output.size(),
+      &consumed, nullptr);
+  return rc == LIBDEFLATE_SUCCESS;
+}
+
 class ZlibCodec final : public Codec {
  public:
   std::string_view label() const noexcept override { return "zlib"; }
 
   std::vector<std::uint8_t> compress(std::span<const std::uint8_t> input,
                                      const CompressOptions& options) const override {
-    z_stream z{};
-    const int level = options.level < 0 ? Z_DEFAULT_COMPRESSION : options.level;
-    if (deflateInit(&z, level) != Z_OK) fail("cannot start the compressor");
-    std::vector<std::uint8_t> out(deflateBound(&z, static_cast<uLong>(input.size())));
-    std::size_t in_done = 0;
-    std::size_t out_done = 0;
-    int rc = Z_OK;
-    while (rc != Z_STREAM_END) {
-      if (out_done == out.size()) out.resize(out.size() * 2 + 64);
-      const std::size_t in_chunk = std::min(input.size() - in_done, kStep);
-      const std::size_t out_chunk = std::min(out.size() - out_done, kStep);
-      z.next_in = const_cast<Bytef*>(input.data() + in_done);
-      z.avail_in = static_cast<uInt>(in_chunk);
-      z.next_out = out.data() + out_done;
-      z.avail_out = static_cast<uInt>(out_chunk);
-      const bool last = in_done + in_chunk == input.size();
-      rc = deflate(&z, last ? Z_FINISH : Z_NO_FLUSH);
-      if (rc == Z_STREAM_ERROR) {
-        deflateEnd(&z);
-        fail("compressor failed");
-      }
-      in_done += in_chunk - z.avail_in;
-      out_done += out_chunk - z.avail_out;
+    const Plan plan = plan_for(options.level);
+    const std::size_t piece = std::clamp<std::size_t>(
+        options.piece_size > 0 ? options.piece_size : kDefaultPiece, 1, kMaxPiece);
+    const std::size_t count = std::max<std::size_t>(1, (input.size() + piece - 1) / piece);
+    const unsigned threads = static_cast<unsigned>(
+        std::min<std::size_t>(parallel::resolve_threads(options.threads), count));
+
+    std::vector<std::uint8_t> out;
+    out.reserve(input.size() + input.size() / 64 + 16 * count + 64);
+    // CMF 0x78: deflate with a 32 KiB window; FLG: the level hint, then the check bits.
+    const unsigned cmf = 0x78;
+    unsigned flg = static_cast<unsigned>(plan.flevel) << 6;
+    flg += (31 - (cmf * 256 + flg) % 31) % 31;
+    out.push_back(static_cast<std::uint8_t>(cmf));
+    out.push_back(static_cast<std::uint8_t>(flg));
+
+    std::vector<std::vector<std::uint8_t>> level_bufs(threads);
+    std::uint32_t adler = 1;
+    parallel::run_in_order<Piece>(
+        count, threads,
+        [&](std::size_t index, unsigned worker) {
+          const std::size_t at = index * piece;
+          const auto in = input.subspan(std::min(at, input.size()),
+                                        std::min(piece, input.size() - std::min(at, input.size())));
+          const bool last = index + 1 == count;
+          Piece p;
+          p.length = in.size();
+          p.adler = isal_adler32(1, in.data(), in.size());
+          if (plan.isal) {
+            auto& buf = level_bufs[worker];
+            if (buf.size() != isal_level_buffer(plan.level)) buf.resize(isal_level_buffer(plan.level));
+            p.bytes = deflate_isal(in, plan.level, last, buf);
+          } else {
+            p.bytes = deflate_zlib(in, plan.level, last);
+          }
+          return p;
+        },
+        [&](std::size_t, Piece&& p) {
+          out.insert(out.end(), p.bytes.begin(), p.bytes.end());
+          adler = static_cast<std::uint32_t>(
+              adler32_combine(adler, p.adler, static_cast<z_off_t>(p.length)));
+        });
+    for (int shift = 24; shift >= 0; shift -= 8) {
+      out.push_back(static_cast<std::uint8_t>(adler >> shift));
     }
-    deflateEnd(&z);
-    out.resize(out_done);
     return out;
   }
 
-  
   std::uint64_t max_decoded_size(std::uint64_t stored_size) const noexcept override {
     // deflate expands at most 1032:1 (a 258-byte match per 2 bits); a little slack for the header.
     const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() / 1032;
@@ -62,46 +262,8 @@ class ZlibCodec final : public Codec {
 
   void decompress(std::span<const std::uint8_t> input,
                   std::span<std::uint8_t> output) const override {
-    z_stream z{};
-    if (inflateInit(&z) != Z_OK) fail("cannot start the decompressor");
-    std::size_t in_done = 0;
-    std::size_t out_done = 0;
-    int rc = Z_OK;
-    while (rc != Z_STREAM_END) {
-      const std::size_t in_chunk = std::min(input.size() - in_done, kStep);
-      const std::size_t out_chunk = std::min(output.size() - out_done, kStep);
-      // One spare byte of room past the declared size detects a stream that decodes to more.
-      std::uint8_t spare = 0;
-      z.next_in = const_cast<Bytef*>(input.data() + in_done);
-      z.avail_in = static_cast<uInt>(in_chunk);
-      z.next_out = out_chunk > 0 ? output.data() + out_done : &spare;
-      z.avail_out = out_chunk > 0 ? static_cast<uInt>(out_chunk) : 1;
-      rc = inflate(&z, Z_NO_FLUSH);
-      const std::size_t produced = (out_chunk > 0 ? out_chunk : 1) - z.avail_out;
-      in_done += in_chunk - z.avail_in;
-      if (out_chunk == 0 && produced > 0) {
-        inflateEnd(&z);
-        fail("stream decodes to more than the declared data_size of " +
-             std::to_string(output.size()) + " bytes");
-      }
-      out_done += produced;
-      if (rc == Z_STREAM_END) break;
-      if (rc == Z_BUF_ERROR && in_done == input.size()) {
-        inflateEnd(&z);
-        fail("stream is truncated: it ends after decoding " + std::to_string(out_done) + " of " +
-             std::to_string(output.size()) + " bytes");
-      }
-      if (rc != Z_OK && rc != Z_BUF_ERROR) {
-        std::string msg = z.msg != nullptr ? z.msg : "corrupt data";
-        inflateEnd(&z);
-        fail("corrupt stream (" + msg + ") after " + std::to_string(in_done) + " input bytes");
-      }
-    }
-    inflateEnd(&z);
-    if (out_done != output.size()) {
-      fail("stream decodes to " + std::to_string(out_done) + " bytes, but the block declares " +
-           "data_size " + std::to_string(output.size()));
-    }
+    if (inflate_fast(input, output)) return;
+    inflate_checked(input, output);
   }
 };
 

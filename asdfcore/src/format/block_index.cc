@@ -14,7 +14,10 @@ class EventReader {
   explicit EventReader(std::string_view text) {
     ok_ = yaml_parser_initialize(&parser_) != 0;
     if (ok_) {
-      yaml_parser_set_input_string(&parser_, reinterpret_cast<const unsigned char*>(text.data()),
+      // libyaml asserts on a null input pointer, which an empty string_view may hold (an index
+      // header on the file's last line, with nothing after it).
+      const char* input = text.data() != nullptr ? text.data() : "";
+      yaml_parser_set_input_string(&parser_, reinterpret_cast<const unsigned char*>(input),
                                    text.size());
     }
   }
@@ -93,7 +96,9 @@ std::optional<BlockIndex> find_block_index(std::span<const std::uint8_t> file,
 }
 
 std::string encode_block_index(std::span<const std::uint64_t> offsets) {
-  std::string out = std::string(kBlockIndexHeader) + "\n%YAML 1.1\n---\n";
+  // An empty list is written in flow style: "---" alone would read back as null, not a list.
+  std::string out = std::string(kBlockIndexHeader) + (offsets.empty() ? "\n%YAML 1.1\n--- []\n"
+                                                                      : "\n%YAML 1.1\n---\n");
   for (std::uint64_t offset : offsets) out += "- " + std::to_string(offset) + "\n";
   out += "...\n";
   return out;

@@ -248,7 +248,7 @@ io::Buffer Container::data(std::size_t i, bool verify_checksum) const {
       throw Error(ErrorCode::kLimit,
                   "block declares data_size " + std::to_string(b.header.data_size) +
                       " bytes, above the limit of " + std::to_string(max_block_data_size_) +
-                      " (raise ReadOptions::max_block_data_size to read it)",
+                      " (raise ReadOptions::max_block_data_size, fitsasdf --max-memory, to read it)",
                   where(i));
     }
     if (b.header.data_size > codec->max_decoded_size(b.stored_size)) {

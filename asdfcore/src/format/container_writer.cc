@@ -1,5 +1,7 @@
 #include "asdfcore/format/container_writer.h"
 
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -25,11 +27,16 @@ std::span<const std::uint8_t> as_bytes(std::string_view text) {
 constexpr std::size_t kStreamChunk = std::size_t{4} << 20;
 
 /// Call `sink` with consecutive chunks of `range`, each `buffer.size()` bytes except the last,
-/// after the range's transform (if any) has been applied to it.
+/// after the range's transform (if any) has been applied to it. With several buffers (all of
+/// one size) the chunks take them in turn, so the one before stays intact while the next is
+/// read (another thread may still be hashing it).
 template <typename Sink>
-void read_range(const FileRange& range, std::vector<std::uint8_t>& buffer, const Sink& sink) {
+void read_range(const FileRange& range, std::span<std::vector<std::uint8_t>> buffers,
+                const Sink& sink) {
   std::uint64_t done = 0;
+  std::size_t turn = 0;
   while (done < range.length) {
+    std::vector<std::uint8_t>& buffer = buffers[turn++ % buffers.size()];
     const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), range.length - done));
     std::size_t have = 0;
     while (have < want) {  // fill the chunk: short reads must not shift element boundaries
@@ -51,6 +58,49 @@ void read_range(const FileRange& range, std::vector<std::uint8_t>& buffer, const
   }
 }
 
+/// The window of an input file mapped at a time to hash it: bounded memory (each window is
+/// unmapped before the next), large enough that mapping costs nothing next to hashing.
+constexpr std::size_t kHashWindow = std::size_t{16} << 20;
+
+/// Add the bytes of `range` (which has no transform) to `h`, reading them through a moving
+/// memory mapping: MD5 reads the page cache in place, with none of the copying a read() into
+/// a buffer costs (on a busy 2-core machine that copy is a fifth of the hashing time). Falls
+/// back to reading through `buffer` when the file cannot be mapped.
+void hash_range(const FileRange& range, compression::Md5& h, std::vector<std::uint8_t>& buffer) {
+  static const auto page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+  // A mapping past the end of the file would fault (SIGBUS) where a read reports the short
+  // file: a range the file does not hold goes the read way, which throws the proper error.
+  struct stat st {};
+  const bool mappable = fstat(range.fd, &st) == 0 && S_ISREG(st.st_mode) &&
+                        range.offset + range.length <= static_cast<std::uint64_t>(st.st_size);
+  std::uint64_t done = 0;
+  while (done < range.length) {
+    const std::uint64_t at = range.offset + done;
+    const std::uint64_t start = at / page * page;  // mmap wants a page-aligned offset
+    const std::uint64_t skip = at - start;
+    const auto want = static_cast<std::size_t>(
+        std::min<std::uint64_t>(kHashWindow, range.length - done));
+    const std::size_t span = want + static_cast<std::size_t>(skip);
+    void* map = mappable ? mmap(nullptr, span, PROT_READ, MAP_PRIVATE, range.fd,
+                                static_cast<off_t>(start))
+                         : MAP_FAILED;
+    if (map == MAP_FAILED) {
+      if (buffer.empty()) buffer.resize(kStreamChunk);
+      FileRange rest = range;
+      rest.offset = at;
+      rest.length = range.length - done;
+      read_range(rest, std::span(&buffer, 1),
+                 [&h](std::span<const std::uint8_t> chunk) { h.update(chunk); });
+      return;
+    }
+    madvise(map, span, MADV_SEQUENTIAL);
+    madvise(map, span, MADV_WILLNEED);
+    h.update(std::span<const std::uint8_t>(static_cast<const std::uint8_t*>(map) + skip, want));
+    munmap(map, span);
+    done += want;
+  }
+}
+
 /// Gather a block's data into one vector (only needed when a codec must see the data whole).
 std::vector<std::uint8_t> gather(const BlockToWrite& block, std::uint64_t total) {
   std::vector<std::uint8_t> out;
@@ -58,7 +108,8 @@ std::vector<std::uint8_t> gather(const BlockToWrite& block, std::uint64_t total)
   for (const auto& p : block.pieces) out.insert(out.end(), p.begin(), p.end());
   std::vector<std::uint8_t> buffer(kStreamChunk);
   for (const auto& r : block.file_ranges) {
-    read_range(r, buffer, [&out](std::span<const std::uint8_t> c) { out.insert(out.end(), c.begin(), c.end()); });
+    read_range(r, std::span(&buffer, 1),
+               [&out](std::span<const std::uint8_t> c) { out.insert(out.end(), c.begin(), c.end()); });
   }
   return out;
 }
@@ -142,13 +193,32 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
       const bool transformed = std::any_of(block.file_ranges.begin(), block.file_ranges.end(),
                                            [](const FileRange& r) { return bool(r.transform); });
       if (transformed) {
-        // Bytes that change on the way go through one buffer: read, transform, hash, write.
-        std::vector<std::uint8_t> buffer(kStreamChunk);
-        for (const auto& r : block.file_ranges) {
-          read_range(r, buffer, [&](std::span<const std::uint8_t> chunk) {
-            if (sum) h.update(chunk);
-            out.write(chunk);
-          });
+        // Bytes that change on the way go through a buffer: read, transform, hash, write. For
+        // a large block the hash of each chunk runs in a second thread while this one writes
+        // it and reads and transforms the next into the other buffer.
+        const bool overlap = sum && data_size >= 4 * kStreamChunk;
+        std::vector<std::vector<std::uint8_t>> buffers(overlap ? 2 : 1,
+                                                       std::vector<std::uint8_t>(kStreamChunk));
+        std::future<void> hashing;
+        const auto wait_hash = [&hashing] {
+          if (hashing.valid()) hashing.get();  // in order: MD5 sees the chunks one after another
+        };
+        try {
+          for (const auto& r : block.file_ranges) {
+            read_range(r, buffers, [&](std::span<const std::uint8_t> chunk) {
+              if (overlap) {
+                wait_hash();
+                hashing = std::async(std::launch::async, [&h, chunk] { h.update(chunk); });
+              } else if (sum) {
+                h.update(chunk);
+              }
+              out.write(chunk);
+            });
+            wait_hash();  // the next range starts again with the first buffer
+          }
+        } catch (...) {
+          if (hashing.valid()) hashing.wait();
+          throw;
         }
         if (sum) {
           header.checksum = h.finish();
@@ -159,10 +229,8 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
       }
       // A thread pays off only for large ranges; small ones are hashed before the copy.
       const auto hash_ranges = [&h, &block] {
-        std::vector<std::uint8_t> buffer(kStreamChunk);
-        for (const auto& r : block.file_ranges) {
-          read_range(r, buffer, [&h](std::span<const std::uint8_t> chunk) { h.update(chunk); });
-        }
+        std::vector<std::uint8_t> buffer;
+        for (const auto& r : block.file_ranges) hash_range(r, h, buffer);
       };
       std::future<void> hashing;
       if (sum && data_size >= 4 * kStreamChunk) {
@@ -201,7 +269,8 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
     std::span<const std::uint8_t> stored_single = decoded;
     if (compressed) {
       const compression::Codec* codec = codecs.find(block.compression);
-      encoded = codec->compress(decoded, compression::CompressOptions{.level = block.level});
+      encoded = codec->compress(
+          decoded, compression::CompressOptions{.level = block.level, .threads = options.threads});
       stored_single = *encoded;
     }
     // Uncompressed memory pieces go out as they are (no gathering copy when there are several).

@@ -37,12 +37,23 @@ bool is_hdf5(std::string_view text) {
   return false;
 }
 
-/// Parse "x.y.z" and return the major number, or nothing when it is not a version.
+/// Parse "x.y.z" (three numbers, then optional lower-case letters, digits and dots, as in
+/// "1.0.0a1") and return the major number, or nothing when it is not a version. A file cut
+/// inside its header line ("#ASDF 1", "#ASDF 1.0") is no version, as python asdf finds.
 std::optional<int> major_version(std::string_view version) {
+  const char* const end = version.data() + version.size();
   int major = 0;
-  const auto [ptr, ec] = std::from_chars(version.data(), version.data() + version.size(), major);
+  const auto [ptr, ec] = std::from_chars(version.data(), end, major);
   if (ec != std::errc() || ptr == version.data()) return std::nullopt;
-  for (const char* p = ptr; p != version.data() + version.size(); ++p) {
+  const char* p = ptr;
+  for (int part = 0; part < 2; ++part) {  // ".minor" and ".patch"
+    if (p == end || *p != '.' || p + 1 == end || !(p[1] >= '0' && p[1] <= '9')) {
+      return std::nullopt;
+    }
+    ++p;
+    while (p != end && *p >= '0' && *p <= '9') ++p;
+  }
+  for (; p != end; ++p) {
     if (!(*p == '.' || (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z'))) return std::nullopt;
   }
   return major;

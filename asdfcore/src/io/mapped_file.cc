@@ -58,7 +58,9 @@ Buffer map_file(const std::string& path) {
   madvise(address, length, MADV_SEQUENTIAL);
   auto mapping = std::make_shared<Mapping>(address, length);
   std::span<const std::uint8_t> bytes(static_cast<const std::uint8_t*>(address), length);
-  return Buffer(std::move(mapping), bytes);
+  Buffer out(std::move(mapping), bytes);
+  out.mark_file_backed();
+  return out;
 }
 
 }  // namespace asdfcore::io

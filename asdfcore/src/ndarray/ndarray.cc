@@ -892,8 +892,10 @@ class NDArrayReader {
         const std::uint64_t count = blocks_.block_count();
         const std::uint64_t wanted = index < 0 ? magnitude(index) - 1 : magnitude(index);
         if (wanted >= count) {
+          const std::string reason = blocks_.missing_blocks_reason();
           fail(path, "source " + std::to_string(index) + " names no block: the file has " +
-                         std::to_string(count) + " block(s)");
+                         std::to_string(count) + " block(s)" +
+                         (reason.empty() ? "" : " (" + reason + ")"));
         }
         a.source_.kind = SourceKind::kBlock;
         a.source_.index = index;
@@ -1224,6 +1226,14 @@ std::vector<std::uint8_t> NDArray::to_c_order(ByteOrder target,
 }
 
 std::string NDArray::md5_le() const {
+  // The same bound as to_c_order: a view whose strides overlap could make a small block hash
+  // as terabytes.
+  const std::uint64_t limit = std::max<std::uint64_t>(data_.size(), kMinCopyLimit);
+  if (nbytes_ > limit) {
+    throw Error(ErrorCode::kLimit, "hashing this array reads " + std::to_string(nbytes_) +
+                                       " bytes, more than the limit of " + std::to_string(limit) +
+                                       " (its strides overlap)");
+  }
   compression::Md5 md5;
   const std::vector<SwapRun> plan = dtype_.swap_plan(ByteOrder::kLittle);
   const std::uint64_t itemsize = dtype_.itemsize();

@@ -1,6 +1,7 @@
 #include "asdfcore/tree/reference.h"
 
 #include <charconv>
+#include <cstdint>
 #include <map>
 #include <set>
 
@@ -61,11 +62,29 @@ class Resolver {
                   "reference cycle: the node is reached again while it is being resolved",
                   ErrorContext{.file = doc.file, .tree_path = path.empty() ? "/" : path});
     }
+    if (active_.size() >= policy_.max_depth) {
+      throw Error(ErrorCode::kLimit,
+                  "resolving references goes deeper than " + std::to_string(policy_.max_depth) +
+                      " levels (tree nesting plus references followed in a chain)",
+                  ErrorContext{.file = doc.file, .tree_path = path.empty() ? "/" : path});
+    }
     active_.insert(node.get());
     NodePtr out;
     if (is_reference(*node)) {
       const auto [target, target_doc] = follow(*node, doc, path);
+      const bool repeated = done_.count(target.get()) != 0;
       out = resolve(target, target_doc, path);
+      if (repeated) {  // a second use of a resolved target repeats all of it
+        expansion_ = saturating_add(expansion_, size_of(out));
+        if (expansion_ > policy_.max_expansion) {
+          throw Error(ErrorCode::kLimit,
+                      "references repeat more than " + std::to_string(policy_.max_expansion) +
+                          " nodes (a reference bomb?); raise "
+                          "YamlReadOptions::max_alias_expansion (fitsasdf --max-alias-nodes) "
+                          "if the file is trusted",
+                      ErrorContext{.file = doc.file, .tree_path = path.empty() ? "/" : path});
+        }
+      }
     } else if (node->is_sequence()) {
       out = Node::make_sequence();
       out->set_tag(node->tag());
@@ -89,6 +108,26 @@ class Resolver {
     active_.erase(node.get());
     done_[node.get()] = out;
     return out;
+  }
+
+  static std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+  }
+
+  /// The number of nodes a walk of `node` visits (shared parts counted each time), memoised.
+  std::uint64_t size_of(const NodePtr& node) {
+    if (!node) return 0;
+    if (auto it = sizes_.find(node.get()); it != sizes_.end()) return it->second;
+    std::uint64_t n = 1;
+    if (node->is_sequence()) {
+      for (const auto& item : node->items()) n = saturating_add(n, size_of(item));
+    } else if (node->is_mapping()) {
+      for (const auto& [k, v] : node->entries()) {
+        n = saturating_add(saturating_add(n, 1), size_of(v));  // the key, then the value
+      }
+    }
+    sizes_[node.get()] = n;
+    return n;
   }
 
   std::pair<NodePtr, Doc> follow(const Node& ref, const Doc& doc, const std::string& path) {
@@ -144,6 +183,8 @@ class Resolver {
   const DocumentLoader& loader_;
   std::map<const Node*, NodePtr> done_;
   std::set<const Node*> active_;
+  std::map<const Node*, std::uint64_t> sizes_;
+  std::uint64_t expansion_ = 0;
   std::map<fs::path, NodePtr> documents_;
 };
 

@@ -184,7 +184,9 @@ class Reader {
       base_offset_ += kBom.size();
     }
     Parser parser;
-    yaml_parser_set_input_string(parser.get(), reinterpret_cast<const unsigned char*>(text_.data()),
+    // libyaml asserts on a null input pointer, which an empty string_view may hold.
+    const char* input = text_.data() != nullptr ? text_.data() : "";
+    yaml_parser_set_input_string(parser.get(), reinterpret_cast<const unsigned char*>(input),
                                  text_.size());
     yaml_parser_set_encoding(parser.get(), YAML_UTF8_ENCODING);
     Event event;
@@ -308,7 +310,7 @@ class Reader {
       fail(ErrorCode::kLimit,
            "the tree has more than " + std::to_string(options_.max_nodes) +
                " nodes (aliases counted as the size of what they name); raise "
-               "YamlReadOptions::max_nodes if the file is trusted",
+               "YamlReadOptions::max_nodes (fitsasdf --max-tree-nodes) if the file is trusted",
            mark);
     }
     if (!through_alias) return;
@@ -316,8 +318,8 @@ class Reader {
     if (alias_nodes_ > options_.max_alias_expansion) {
       fail(ErrorCode::kLimit,
            "aliases expand to more than " + std::to_string(options_.max_alias_expansion) +
-               " nodes (an alias bomb?); raise YamlReadOptions::max_alias_expansion if the file "
-               "is trusted",
+               " nodes (an alias bomb?); raise YamlReadOptions::max_alias_expansion (fitsasdf "
+               "--max-alias-nodes) if the file is trusted",
            mark);
     }
   }
@@ -413,7 +415,8 @@ class Reader {
       fail(ErrorCode::kLimit,
            "the tree nests sequences and mappings deeper than " +
                std::to_string(options_.max_depth) +
-               " levels; raise YamlReadOptions::max_depth if the file is trusted",
+               " levels; raise YamlReadOptions::max_depth (fitsasdf --max-depth) if the file is "
+               "trusted",
            event.start_mark);
     }
     std::string tag(text_of(raw_tag));

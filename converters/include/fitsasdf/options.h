@@ -2,9 +2,37 @@
 /// \file
 /// Settings for converting FITS to ASDF.
 
+#include <cstdint>
 #include <string>
 
+#include "asdfcore/asdf_file.h"
+
 namespace fitsasdf {
+
+/// Resource limits for reading an input file. Every size the file declares (a block's
+/// `data_size`, a decompressed `.gz` stream, a tile-compressed image or table, a tree) is
+/// checked against them before anything is allocated; going over is an `Error` (limit).
+struct ReadLimits {
+  /// The largest single buffer sized from the file's own fields: a decoded block, the
+  /// decompressed stream of a .gz/.bz2 FITS file, a decompressed tile-compressed image or table.
+  std::uint64_t max_memory = std::uint64_t{8} << 30;
+  /// The most YAML nodes a tree may make (aliases counted as the size of what they repeat).
+  std::size_t max_tree_nodes = 50'000'000;
+  /// The deepest nesting of sequences and mappings a tree may have.
+  std::size_t max_depth = 1000;
+  /// The most nodes a tree may reach through YAML aliases, in total (stops alias bombs).
+  std::size_t max_alias_nodes = 1'000'000;
+
+  /// Return the options that open an ASDF file under these limits.
+  asdfcore::OpenOptions open_options() const {
+    asdfcore::OpenOptions o;
+    o.layout.max_block_data_size = max_memory;
+    o.yaml.max_nodes = max_tree_nodes;
+    o.yaml.max_depth = max_depth;
+    o.yaml.max_alias_expansion = max_alias_nodes;
+    return o;
+  }
+};
 
 /// What to do with integer data scaled by BSCALE/BZERO that is not an unsigned-integer offset,
 /// or that has a BLANK value.
@@ -29,6 +57,8 @@ struct ConvertOptions {
   bool native_byte_order = false;
   /// Block compression: "" (none), "zlib", "bzp2" or "lz4".
   std::string compression;
+  /// The codec's level (asdfcore::compression::CompressOptions::level); -1 for its default.
+  int compression_level = -1;
   /// The ASDF Standard to declare. 1.5.0 by default: python asdf 2.14 and asdf-astropy read it
   /// without a warning (their fits schemas refer to ndarray-1.0.0).
   std::string asdf_standard = "1.5.0";
@@ -40,10 +70,15 @@ struct ConvertOptions {
   bool checksums = true;
   /// fsync the output before renaming it into place.
   bool durable = true;
+  /// Threads that compress each large block's pieces side by side; 0 means every core
+  /// (`std::thread::hardware_concurrency()`). The output does not depend on it.
+  unsigned threads = 0;
   /// For a FITS file that carries an ASDF extension (JWST products, AsdfInFits): write its
   /// embedded tree with the `fits:` arrays pulled in (`extract_embedded_asdf`) instead of the
   /// fits list. The command line sets it unless --fits-list is given.
   bool embedded_tree = false;
+  /// Limits on what the input may make this read (the FITS file, an embedded ASDF tree).
+  ReadLimits limits;
 };
 
 }  // namespace fitsasdf

@@ -18,6 +18,8 @@ struct AsdfToFitsOptions {
   /// header has them get them recomputed whatever this says, keeping their comments, so a valid
   /// original comes back byte for byte.
   bool add_checksums = false;
+  /// Limits on what the ASDF input may make this read (block sizes, tree size and depth).
+  ReadLimits limits;
 };
 
 /// Write the FITS file held by the ASDF file `input` to `output`, which appears only when

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include "asdfcore/error.h"
@@ -14,6 +15,11 @@ using asdfcore::ErrorCode;
 using asdfcore::ErrorContext;
 
 FileKind file_kind(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    // An ifstream opens a folder and reads nothing from it, which would look like an empty file.
+    throw Error(ErrorCode::kIo, "is a directory, not a file", ErrorContext{.file = path});
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw Error(ErrorCode::kIo, std::string("cannot open for reading: ") + std::strerror(errno),

@@ -42,8 +42,8 @@ struct FitsWithHeaders {
   std::vector<hdu::HduInput> hdus;
 };
 
-FitsWithHeaders open_fits(const std::string& path) {
-  FitsWithHeaders f{fits::FitsFile::open(path), {}};
+FitsWithHeaders open_fits(const std::string& path, std::uint64_t max_memory) {
+  FitsWithHeaders f{fits::FitsFile::open(path, max_memory), {}};
   for (const auto& extent : f.file.hdus()) f.hdus.push_back(hdu::read_hdu_input(f.file, extent));
   return f;
 }
@@ -157,7 +157,7 @@ int find_embedded_asdf(const std::string& fits_path) {
 
 ConversionReport extract_embedded_asdf(const std::string& input, const std::string& output,
                                        const ConvertOptions& options) {
-  const FitsWithHeaders f = open_fits(input);
+  const FitsWithHeaders f = open_fits(input, options.limits.max_memory);
   const int asdf_at = find_hdu(f.hdus, "ASDF", -1);
   if (asdf_at < 0) {
     throw Error(ErrorCode::kNotAsdf, "the FITS file has no ASDF extension",
@@ -167,7 +167,8 @@ ConversionReport extract_embedded_asdf(const std::string& input, const std::stri
   const ErrorContext at_holder{.file = input, .hdu = holder.extent.index};
   asdfcore::AsdfFile embedded = [&] {
     try {
-      return asdfcore::AsdfFile::open_bytes(embedded_bytes(holder), input);
+      return asdfcore::AsdfFile::open_bytes(embedded_bytes(holder), input,
+                                            options.limits.open_options());
     } catch (const Error& e) {
       throw e.with_context(at_holder);
     }
@@ -260,10 +261,12 @@ ConversionReport extract_embedded_asdf(const std::string& input, const std::stri
   asdfcore::AsdfWriteOptions write;
   write.asdf_standard = embedded.asdf_standard();
   write.layout.durable = options.durable;
+  write.layout.threads = options.threads;
   write.layout.checksum = options.checksums ? asdfcore::format::ChecksumConvention::kStoredBytes
                                             : asdfcore::format::ChecksumConvention::kNone;
   try {
-    asdfcore::write_asdf(output, root, sink.blocks(options.compression), write);
+    asdfcore::write_asdf(output, root,
+                         sink.blocks(options.compression, options.compression_level), write);
   } catch (const Error& e) {
     throw e.with_context(ErrorContext{.file = output});
   }

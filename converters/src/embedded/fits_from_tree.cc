@@ -519,7 +519,7 @@ std::vector<std::uint8_t> read_whole(const std::string& path) {
 
 ConversionReport write_asdf_in_fits(const std::string& input, const std::string& output,
                                     const AsdfToFitsOptions& options) {
-  const asdfcore::AsdfFile file = asdfcore::AsdfFile::open(input);
+  const asdfcore::AsdfFile file = asdfcore::AsdfFile::open(input, options.limits.open_options());
   // The tree as written: `$ref`s stay references, as python asdf writes them back.
   NodePtr root = asdfcore::tree::deep_copy(file.tree());
   Planner planner(file);

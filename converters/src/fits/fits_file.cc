@@ -8,8 +8,12 @@
 #include <cstring>
 #include <utility>
 
+#include <bzlib.h>
+#include <zlib.h>
+
 #include "asdfcore/io/mapped_file.h"
 #include "fits/cfitsio.h"
+#include "fits/rice_guard.h"
 
 namespace fitsasdf::fits {
 
@@ -31,6 +35,11 @@ void check_status(int status, const std::string& what, const ErrorContext& where
     if (!s.empty() && detail.size() < 400) detail += (detail.empty() ? "" : "; ") + s;
   }
   if (!detail.empty()) message += " (" + detail + ")";
+  // CFITSIO quotes what it read, which for a damaged header may be data bytes: keep the message
+  // one printable line.
+  for (char& c : message) {
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e) c = '?';
+  }
   ErrorCode code = ErrorCode::kMalformed;
   if (status == FILE_NOT_OPENED || status == MEMORY_ALLOCATION) {
     code = ErrorCode::kIo;
@@ -106,6 +115,99 @@ void refuse_other_formats(const asdfcore::io::Buffer& bytes, const std::string& 
   }
 }
 
+/// Throw (limit) when the gzip or bzip2 stream `packed` decompresses to more than `limit` bytes.
+/// CFITSIO inflates the whole stream into memory, so a small file that expands enormously (a
+/// decompression bomb) is refused here first, by streaming it through a scratch buffer. A gzip
+/// stream too small to reach the limit (deflate expands at most 1032:1) is not decoded.
+void refuse_oversized_stream(const asdfcore::io::Buffer& packed, const std::string& container,
+                             std::uint64_t limit, const ErrorContext& at) {
+  if (container == "gzip" && packed.size() < limit / 1032) return;
+  if (container != "gzip" && container != "bzip2") return;  // .Z: CFITSIO's own decoder
+  std::vector<char> scratch(1 << 20);
+  std::uint64_t total = 0;
+  const auto too_big = [&] {
+    throw Error(ErrorCode::kLimit,
+                "the " + container + " stream decompresses to more than " +
+                    std::to_string(limit) + " bytes, the memory limit (raise --max-memory " +
+                    "to read it)",
+                at);
+  };
+  if (container == "gzip") {
+    z_stream z{};
+    if (inflateInit2(&z, 15 + 32) != Z_OK) throw Error(ErrorCode::kIo, "zlib cannot start", at);
+    z.next_in = const_cast<Bytef*>(packed.data());
+    std::uint64_t left = packed.size();
+    int rc = Z_OK;
+    while (true) {
+      if (z.avail_in == 0 && left > 0) {
+        z.avail_in = static_cast<uInt>(std::min<std::uint64_t>(left, 1u << 30));
+        left -= z.avail_in;
+      }
+      z.next_out = reinterpret_cast<Bytef*>(scratch.data());
+      z.avail_out = static_cast<uInt>(scratch.size());
+      rc = inflate(&z, Z_NO_FLUSH);
+      total += scratch.size() - z.avail_out;
+      if (total > limit) {
+        inflateEnd(&z);
+        too_big();
+      }
+      if (rc == Z_STREAM_END) {
+        if (z.avail_in == 0 && left == 0) break;
+        inflateReset(&z);  // another gzip member follows
+      } else if (rc != Z_OK) {
+        break;  // damage: CFITSIO reports it
+      }
+    }
+    inflateEnd(&z);
+    return;
+  }
+  bz_stream b{};
+  if (BZ2_bzDecompressInit(&b, 0, 0) != BZ_OK) {
+    throw Error(ErrorCode::kIo, "bzip2 cannot start", at);
+  }
+  b.next_in = const_cast<char*>(reinterpret_cast<const char*>(packed.data()));
+  std::uint64_t left = packed.size();
+  while (true) {
+    if (b.avail_in == 0 && left > 0) {
+      b.avail_in = static_cast<unsigned>(std::min<std::uint64_t>(left, 1u << 30));
+      left -= b.avail_in;
+    }
+    b.next_out = scratch.data();
+    b.avail_out = static_cast<unsigned>(scratch.size());
+    const int rc = BZ2_bzDecompress(&b);
+    total += scratch.size() - b.avail_out;
+    if (total > limit) {
+      BZ2_bzDecompressEnd(&b);
+      too_big();
+    }
+    if (rc == BZ_STREAM_END && (b.avail_in > 0 || left > 0)) {
+      BZ2_bzDecompressEnd(&b);  // another bzip2 stream follows
+      const char* next = b.next_in;
+      const unsigned avail = b.avail_in;
+      b = bz_stream{};
+      if (BZ2_bzDecompressInit(&b, 0, 0) != BZ_OK) return;
+      b.next_in = const_cast<char*>(next);
+      b.avail_in = avail;
+    } else if (rc != BZ_OK) {
+      break;
+    }
+  }
+  BZ2_bzDecompressEnd(&b);
+}
+
+/// Throw (limit) when `count` elements of `width` bytes each exceed `limit` bytes (or overflow).
+void refuse_oversized(std::uint64_t count, std::uint64_t width, std::uint64_t limit,
+                      const std::string& what, const ErrorContext& at) {
+  if (width != 0 && count > limit / width) {
+    throw Error(ErrorCode::kLimit,
+                what + " would need " + std::to_string(count) + " elements of " +
+                    std::to_string(width) + " bytes, more than the memory limit of " +
+                    std::to_string(limit) +
+                    " (raise --max-memory to read it)",
+                at);
+  }
+}
+
 /// Throw (truncated) when the header at the start of `rest` has no END card, or ends in a
 /// 2880-byte block that `rest` does not complete. `hdu` is the header's 1-based HDU number.
 void refuse_cut_header(std::string_view rest, int hdu, const ErrorContext& at) {
@@ -128,14 +230,45 @@ void refuse_cut_header(std::string_view rest, int hdu, const ErrorContext& at) {
   }
 }
 
+/// Throw (malformed) when the primary header in `bytes` reaches a card that is not text before
+/// any END card: its END is missing or damaged and the header runs on into the data (CFITSIO
+/// would quote the data bytes as a keyword). A header cut before END is left to the checks
+/// that tell a truncated file.
+void refuse_missing_end(std::string_view bytes, const std::string& path) {
+  for (std::size_t at = 0; at + 80 <= bytes.size(); at += 80) {
+    const std::string_view card = bytes.substr(at, 80);
+    if (card.substr(0, 8) == "END     ") return;
+    // Only the keyword is checked: a card with a valid keyword and stray bytes in its comment
+    // is a damaged card, which CFITSIO reads.
+    for (std::size_t k = 0; k < 8; ++k) {
+      const char c = card[k];
+      const bool keyword_char = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+                                (c >= '0' && c <= '9') || c == '-' ||
+                                c == '_' || c == ' ';
+      if (!keyword_char) {
+        throw Error(ErrorCode::kMalformed,
+                    "the primary header has no END card: card " + std::to_string(at / 80 + 1) +
+                        " has no valid keyword (byte " + std::to_string(at + k) +
+                        "), so the header runs into the data; END is missing or damaged",
+                    ErrorContext{.file = path, .offset = at + k, .hdu = 1});
+      }
+    }
+  }
+}
+
 }  // namespace
 
-FitsFile FitsFile::open(const std::string& path) {
+FitsFile FitsFile::open(const std::string& path, std::uint64_t max_memory) {
   FitsFile f;
   f.path_ = path;
+  f.max_memory_ = max_memory;
   asdfcore::io::Buffer mapped = asdfcore::io::map_file(path);
   f.container_ = sniff_container(mapped);
-  if (f.container_.empty()) refuse_other_formats(mapped, path);
+  if (f.container_.empty()) {
+    refuse_other_formats(mapped, path);
+    refuse_missing_end({reinterpret_cast<const char*>(mapped.data()), mapped.size()}, path);
+  }
+  refuse_oversized_stream(mapped, f.container_, max_memory, f.where());
 
   int status = 0;
   fitsfile* opened = nullptr;
@@ -243,6 +376,7 @@ FitsFile::FitsFile(FitsFile&& other) noexcept
       container_(std::move(other.container_)),
       fptr_(std::exchange(other.fptr_, nullptr)),
       plain_fd_(std::exchange(other.plain_fd_, -1)),
+      max_memory_(other.max_memory_),
       hdus_(std::move(other.hdus_)),
       bytes_(std::move(other.bytes_)) {}
 
@@ -253,6 +387,7 @@ FitsFile& FitsFile::operator=(FitsFile&& other) noexcept {
     std::swap(container_, tmp.container_);
     std::swap(fptr_, tmp.fptr_);
     std::swap(plain_fd_, tmp.plain_fd_);
+    std::swap(max_memory_, tmp.max_memory_);
     std::swap(hdus_, tmp.hdus_);
     std::swap(bytes_, tmp.bytes_);
   }
@@ -283,6 +418,26 @@ std::vector<std::uint8_t> FitsFile::decompress_image(int index) const {
   fits_get_hdrspace(in, &nkeys, nullptr, &status);
   check_status(status, "cannot read the compressed header", where(index));
 
+  // ZNAXISn come from the file: check their product before anything is allocated for the pixels:
+  // ours, and CFITSIO's memory file, which grows to the image's size as soon as it is defined.
+  std::uint64_t count = naxis > 0 ? 1 : 0;
+  for (int i = 0; i < naxis; ++i) {
+    if (naxes[i] < 0) {
+      throw Error(ErrorCode::kMalformed, "ZNAXIS" + std::to_string(i + 1) + " is negative",
+                  where(index));
+    }
+    const auto n = static_cast<std::uint64_t>(naxes[i]);
+    if (n != 0 && count > max_memory_ / n) {
+      throw Error(ErrorCode::kLimit,
+                  "the decompressed image's ZNAXISn multiply to more pixels than the memory limit of " +
+                      std::to_string(max_memory_) + " bytes holds (raise --max-memory to read it)",
+                  where(index));
+    }
+    count *= n;
+  }
+  // Two copies: our pixels and CFITSIO's memory file.
+  refuse_oversized(count, static_cast<std::uint64_t>(std::abs(bitpix) / 8), max_memory_ / 2,
+                   "the decompressed image", where(index));
   CfitsioHandle memory;
   create_memory_file(memory, where(index));
   fitsfile* out = memory.f;
@@ -295,16 +450,16 @@ std::vector<std::uint8_t> FitsFile::decompress_image(int index) const {
   check_status(status, "cannot copy the compressed image's keywords", where(index));
   fits_set_bscale(in, 1.0, 0.0, &status);
   fits_set_bscale(out, 1.0, 0.0, &status);
-  LONGLONG count = naxis > 0 ? 1 : 0;
-  for (int i = 0; i < naxis; ++i) count *= naxes[i];
   const int datatype = image_datatype(bitpix);
+  check_rice_tiles(in, where(index));  // CFITSIO's Rice decoder reads past damaged tiles
   if (count > 0) {
     std::vector<std::uint8_t> pixels(static_cast<std::size_t>(count) *
                                      static_cast<std::size_t>(std::abs(bitpix) / 8));
     int anynul = 0;
-    fits_read_img(in, datatype, 1, count, nullptr, pixels.data(), &anynul, &status);
+    const auto n = static_cast<LONGLONG>(count);
+    fits_read_img(in, datatype, 1, n, nullptr, pixels.data(), &anynul, &status);
     check_status(status, "CFITSIO cannot decompress the tile-compressed image", where(index));
-    fits_write_img(out, datatype, 1, count, pixels.data(), &status);
+    fits_write_img(out, datatype, 1, n, pixels.data(), &status);
   }
   fits_flush_file(out, &status);
   fits_set_bscale(in, 1.0, 0.0, &status);  // leave the input as it was for later reads
@@ -318,6 +473,25 @@ std::vector<std::uint8_t> FitsFile::decompress_table(int index) const {
   fitsfile* in = handle(fptr_);
   fits_movabs_hdu(in, index, &type, &status);
   check_status(status, "cannot move to the compressed table", where(index));
+  // The table CFITSIO builds in memory has ZNAXIS1 x ZNAXIS2 bytes of rows plus ZPCOUNT of heap.
+  LONGLONG row = 0, rows = 0, heap = 0;
+  fits_read_key(in, TLONGLONG, "ZNAXIS1", &row, nullptr, &status);
+  fits_read_key(in, TLONGLONG, "ZNAXIS2", &rows, nullptr, &status);
+  check_status(status, "cannot read the compressed table's ZNAXIS1 and ZNAXIS2", where(index));
+  fits_read_key(in, TLONGLONG, "ZPCOUNT", &heap, nullptr, &status);
+  if (status == KEY_NO_EXIST) {
+    status = 0;
+    fits_clear_errmsg();
+  }
+  check_status(status, "cannot read the compressed table's ZPCOUNT", where(index));
+  if (row < 0 || rows < 0 || heap < 0) {
+    throw Error(ErrorCode::kMalformed, "ZNAXIS1, ZNAXIS2 or ZPCOUNT is negative", where(index));
+  }
+  refuse_oversized(static_cast<std::uint64_t>(rows), static_cast<std::uint64_t>(row),
+                   max_memory_, "the decompressed table's rows", where(index));
+  refuse_oversized(static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(row) +
+                       static_cast<std::uint64_t>(heap),
+                   1, max_memory_, "the decompressed table", where(index));
   CfitsioHandle out;
   create_memory_file(out, where(index));
   fits_uncompress_table(in, out.f, &status);

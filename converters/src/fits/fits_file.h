@@ -30,9 +30,13 @@ void check_status(int status, const std::string& what, const asdfcore::ErrorCont
 class FitsFile {
  public:
   /// Open `path` (plain, .gz, .bz2 or .Z, recognised by content) without CFITSIO's extended
-  /// file-name syntax. Throws `Error` (not-fits) for a file that is not FITS (an HDF5 file, an
-  /// HTML page) and (io) for one that cannot be read.
-  static FitsFile open(const std::string& path);
+  /// file-name syntax. Throws `Error` (not-fits) for a file that is not FITS (an HTML page),
+  /// (io) for one that cannot be read, and (limit) when a .gz or .bz2 file decompresses to more
+  /// than `max_memory` bytes (counted while streaming, before CFITSIO holds it in memory).
+  /// `max_memory` also bounds the images and tables that `decompress_image` and
+  /// `decompress_table` make.
+  static FitsFile open(const std::string& path,
+                       std::uint64_t max_memory = std::uint64_t{8} << 30);
   ~FitsFile();
   FitsFile(FitsFile&& other) noexcept;
   FitsFile& operator=(FitsFile&& other) noexcept;
@@ -71,6 +75,7 @@ class FitsFile {
   std::string container_;
   void* fptr_ = nullptr;
   int plain_fd_ = -1;  // CFITSIO's fitsfile*; fitsio.h stays inside fits_file.cc
+  std::uint64_t max_memory_ = 0;
   std::vector<HduExtent> hdus_;
   asdfcore::io::Buffer bytes_;
 };

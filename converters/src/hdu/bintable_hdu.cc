@@ -3,6 +3,7 @@
 // few reversible in-place changes of ARCHITECTURE.md ("Binary tables") applied row by row on
 // the way: sign bits of unsigned columns flipped, logical bytes turned into bools. The `fits`
 // item's structured array, its heap and the native table are all views into that block.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -156,10 +157,16 @@ struct LogicalScan {
   std::vector<std::uint8_t> value;   ///< The original byte.
 };
 
+/// `owner` is the (mapped) buffer the rows lie in: the pages scanned are released every few
+/// MiB, so a scan of a large file does not leave it resident.
 LogicalScan scan_logical(std::span<const std::uint8_t> rows, const BinaryLayout& layout,
-                         const BinaryColumn& c) {
+                         const BinaryColumn& c, const asdfcore::io::Buffer& owner) {
   LogicalScan scan;
   const std::uint64_t n = c.format.repeat;
+  constexpr std::uint64_t kWindow = std::uint64_t{8} << 20;
+  const std::uint64_t window_rows =
+      std::max<std::uint64_t>(1, kWindow / std::max<std::uint64_t>(1, layout.row_size));
+  std::uint64_t released = 0;
   for (std::uint64_t r = 0; r < layout.rows; ++r) {
     const std::uint8_t* p = rows.data() + r * layout.row_size + c.offset;
     for (std::uint64_t k = 0; k < n; ++k) {
@@ -167,6 +174,12 @@ LogicalScan scan_logical(std::span<const std::uint8_t> rows, const BinaryLayout&
         scan.index.push_back(r * n + k);
         scan.value.push_back(p[k]);
       }
+    }
+    if ((r + 1) % window_rows == 0 || r + 1 == layout.rows) {
+      const std::uint64_t end = (r + 1) * layout.row_size;
+      owner.release(rows.subspan(static_cast<std::size_t>(released),
+                                 static_cast<std::size_t>(end - released)));
+      released = end;
     }
   }
   return scan;
@@ -327,7 +340,7 @@ HduOutput convert_table(const TableContext& ctx, const TableSource& source, HduR
   std::vector<std::string> scaled_names;
   for (const auto& c : layout.columns) {
     if (c.format.code == 'L' && c.format.repeat > 0) {
-      logical[c.number] = scan_logical(rows, layout, c);
+      logical[c.number] = scan_logical(rows, layout, c, data);
       edits.add(c.offset, c.format.repeat, 1, RowEdits::Kind::kLogical);
     } else if (c.scaling == ColumnScaling::kUnsigned) {
       edits.add(c.offset, c.items(), c.dtype.itemsize(), RowEdits::Kind::kFlipSign);

@@ -67,8 +67,8 @@ std::int64_t BlockSink::add_owned(std::vector<std::uint8_t> bytes) {
   return add_view(asdfcore::io::Buffer::from_vector(std::move(bytes)));
 }
 
-std::vector<asdfcore::format::BlockToWrite> BlockSink::blocks(
-    const std::string& compression) const {
+std::vector<asdfcore::format::BlockToWrite> BlockSink::blocks(const std::string& compression,
+                                                              int level) const {
   std::vector<asdfcore::format::BlockToWrite> out;
   for (const auto& e : entries_) {
     asdfcore::format::BlockToWrite w;
@@ -78,6 +78,7 @@ std::vector<asdfcore::format::BlockToWrite> BlockSink::blocks(
       w.pieces.push_back(e.bytes.span());
     }
     w.compression = compression;
+    w.level = level;
     out.push_back(std::move(w));
   }
   return out;

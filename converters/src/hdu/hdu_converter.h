@@ -54,8 +54,10 @@ class BlockSink {
   /// memory (copied only when transformed). Return its index.
   std::int64_t add_input(const fits::FitsFile& file, std::uint64_t offset,
                          asdfcore::io::Buffer bytes, Transform transform = {});
-  /// Return the blocks to write, each compressed with `compression`.
-  std::vector<asdfcore::format::BlockToWrite> blocks(const std::string& compression) const;
+  /// Return the blocks to write, each compressed with `compression` at `level` (-1: the codec's
+  /// default).
+  std::vector<asdfcore::format::BlockToWrite> blocks(const std::string& compression,
+                                                     int level = -1) const;
 
  private:
   struct Entry {

@@ -95,7 +95,14 @@ void write_big_endian(const NDArray& array, bool flip_sign, DataSink& sink) {
   if (const auto view = array.contiguous_view()) {
     const auto bytes = view->span();
     if (plan.empty() && !flip_sign) {
-      sink.write(bytes);
+      // Bytes kept as they are go to the sink straight from the (mapped) block, in large
+      // pieces whose pages are released once written: bounded memory for any size.
+      constexpr std::size_t kPiece = std::size_t{16} << 20;
+      for (std::size_t at = 0; at < bytes.size(); at += kPiece) {
+        const auto part = bytes.subspan(at, std::min(kPiece, bytes.size() - at));
+        sink.write(part);
+        view->release(part);
+      }
       return;
     }
     const std::size_t piece =
@@ -106,6 +113,7 @@ void write_big_endian(const NDArray& array, bool flip_sign, DataSink& sink) {
       scratch.assign(part.begin(), part.end());
       change(scratch);
       sink.write(scratch);
+      view->release(part);
     }
     return;
   }

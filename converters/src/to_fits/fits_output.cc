@@ -26,6 +26,15 @@ class BlockWriter final : public DataSink {
   }
   void write(std::span<const std::uint8_t> bytes) override {
     written_ += bytes.size();
+    if (stage_.empty() && bytes.size() >= kStage) {
+      // Large pieces skip the stage: whole stages straight from the caller's bytes (the data
+      // so far is whole stages, so sums stay aligned to 4 bytes), the rest staged below.
+      const std::size_t direct = bytes.size() / kStage * kStage;
+      const auto part = bytes.first(direct);
+      if (sum_) sum_->add(part);
+      out_.write(part);
+      bytes = bytes.subspan(direct);
+    }
     while (!bytes.empty()) {
       const std::size_t n = std::min(bytes.size(), kStage - stage_.size());
       stage_.insert(stage_.end(), bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(n));

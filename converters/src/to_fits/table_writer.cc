@@ -53,7 +53,16 @@ DataArea locate(const ItemInput& input, const NDArray& rows, const NodePtr& heap
                                                  std::to_string(n_rows));
   }
   DataArea area;
-  area.rows_size = row_size * n_rows;
+  area.rows_size = row_size * n_rows;  // the bytes of `rows`, so no overflow
+  // The header's sizes come from the file: the rows must fit before the heap, the heap inside
+  // the data (a negative PCOUNT or a THEAP inside the rows would make them overlap).
+  if (area.rows_size > heap_offset || heap_offset > data_size) {
+    throw input.error(ErrorCode::kMalformed,
+                      "the rows (NAXIS1 x NAXIS2 = " + std::to_string(area.rows_size) +
+                          " bytes) and the heap (from byte " + std::to_string(heap_offset) +
+                          ") do not fit the declared data size of " +
+                          std::to_string(data_size) + " bytes");
+  }
   const std::uint64_t heap_size = data_size - heap_offset;
   std::optional<NDArray> heap;
   if (heap_node && !heap_node->is_null()) heap = input.array(*heap_node, "heap");
@@ -98,8 +107,17 @@ void write_area(const DataArea& area, std::uint64_t row_size,
     copy = area.rows->to_c_order(ByteOrder::kBig);
     rows = copy;
   }
+  // Pages of a mapped block are released once written: bounded memory for any table size.
+  const auto release = [&area](std::span<const std::uint8_t> done) {
+    if (area.whole) area.whole->release(done);
+  };
   if (!edit) {
-    sink.write(rows);
+    constexpr std::size_t kPiece = std::size_t{16} << 20;
+    for (std::size_t at = 0; at < rows.size(); at += kPiece) {
+      const auto part = rows.subspan(at, std::min(kPiece, rows.size() - at));
+      sink.write(part);
+      release(part);
+    }
   } else if (row_size > 0) {
     const std::uint64_t per_piece = std::max<std::uint64_t>(1, kPieceRows / row_size);
     std::vector<std::uint8_t> piece;
@@ -110,6 +128,7 @@ void write_area(const DataArea& area, std::uint64_t row_size,
       piece.assign(part.begin(), part.end());
       edit(piece, first);
       sink.write(piece);
+      release(part);
     }
   }
   if (area.whole) {

@@ -78,7 +78,7 @@ HduPlan plan_item(const ItemInput& input) {
 
 ConversionReport convert_asdf_to_fits(const std::string& input, const std::string& output,
                                       const AsdfToFitsOptions& options) {
-  const asdfcore::AsdfFile file = asdfcore::AsdfFile::open(input);
+  const asdfcore::AsdfFile file = asdfcore::AsdfFile::open(input, options.limits.open_options());
   if (!to_fits::has_fits_list(file.resolved_tree())) {
     // Any other tree: images, tables and cards, with the whole tree in an ASDF extension.
     return write_asdf_in_fits(input, output, options);

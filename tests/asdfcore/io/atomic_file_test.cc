@@ -31,7 +31,8 @@ TEST_CASE("the output appears only on commit, complete", "[io][atomic]") {
     f.write(bytes_of("hello "));
     f.write_zeros(3);
     const std::string tail = "world";
-    const std::span<const std::uint8_t> parts[] = {bytes_of(tail), bytes_of("!")};
+    const std::string bang = "!";  // a named string: a span of a temporary would dangle
+    const std::span<const std::uint8_t> parts[] = {bytes_of(tail), bytes_of(bang)};
     f.write_all(parts);
     CHECK(f.position() == 15);
     CHECK_FALSE(fs::exists(target));

@@ -60,6 +60,10 @@ struct WriteOptions {
                                         ///< is written when there is no tree).
   ChecksumConvention checksum = ChecksumConvention::kStoredBytes;
   bool durable = true;                  ///< fsync before the rename.
+  /// Threads that compress the pieces of a large block side by side (the writing thread
+  /// included); 0 means `std::thread::hardware_concurrency()`. The bytes written do not
+  /// depend on it.
+  unsigned threads = 0;
 };
 
 /// Write an ASDF file at `path` from `tree` (a complete YAML document from `%YAML` through the

@@ -36,9 +36,28 @@ class Buffer {
   /// Throws `Error` (invalid-argument) when the range does not lie inside the buffer.
   Buffer slice(std::size_t offset, std::size_t count) const;
 
+  /// Mark the buffer as viewing a read-only file mapping (set by `map_file`), which lets
+  /// `release` drop its pages. Slices keep the mark.
+  Buffer& mark_file_backed() noexcept {
+    file_backed_ = true;
+    return *this;
+  }
+  /// Return true when the bytes are a read-only file mapping.
+  bool file_backed() const noexcept { return file_backed_; }
+
+  /// Tell the kernel that the whole pages inside `bytes` (a part of this buffer) are done with,
+  /// so that a stream over a large mapped file keeps a bounded resident set: the pages leave
+  /// this process (they stay in the page cache) and are read again if touched. The bytes stay
+  /// valid and unchanged. Does nothing for a buffer that is not file backed (memory owned by a
+  /// vector is never discarded) or for a range outside the buffer.
+  void release(std::span<const std::uint8_t> bytes) const noexcept;
+  /// Release the whole buffer (see `release`).
+  void release() const noexcept { release(bytes_); }
+
  private:
   std::shared_ptr<const void> owner_;
   std::span<const std::uint8_t> bytes_;
+  bool file_backed_ = false;
 };
 
 }  // namespace asdfcore::io

@@ -34,6 +34,9 @@ class BlockProvider {
   /// Return the data of the first block of the ASDF file at `uri`, relative to this file
   /// ("exploded0000.asdf").
   virtual io::Buffer external(const std::string& uri) const = 0;
+  /// Return why blocks past `block_count()` cannot be reached (the file is cut, a block header
+  /// is damaged), for the error about a `source` naming no block; empty when nothing is known.
+  virtual std::string missing_blocks_reason() const { return {}; }
 };
 
 /// What a `source` names.
@@ -144,7 +147,8 @@ class NDArray {
   std::vector<std::uint8_t> to_c_order(ByteOrder target,
                                        std::optional<std::uint64_t> max_bytes = {}) const;
   /// Return the MD5 (32 lower-case hex digits) of `to_c_order(ByteOrder::kLittle)`, computed
-  /// in pieces without building the whole copy; the corpus oracle's array `md5`.
+  /// in pieces without building the whole copy; the corpus oracle's array `md5`. Throws
+  /// `Error` (limit) past the same default limit as `to_c_order`.
   std::string md5_le() const;
 
  private:

@@ -3,6 +3,7 @@
 /// JSON references (`$ref`) and JSON Pointers: `{$ref: "#/a/0"}` in the same tree,
 /// `{$ref: "other.asdf#/b"}` in another local file. The network is never used.
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <span>
@@ -46,6 +47,14 @@ struct ReferencePolicy {
   bool allow_any_path = false;
   /// The most external documents one resolution may open.
   std::size_t max_documents = 256;
+  /// The most nodes the resolved tree may repeat through references to targets already
+  /// resolved, counted as the size of what they repeat: the resolved tree shares such targets,
+  /// but whoever walks it visits them each time (`$ref` chains can grow it exponentially, like
+  /// YAML aliases).
+  std::uint64_t max_expansion = 1'000'000;
+  /// The deepest the resolution may go: tree nesting plus references followed in a chain
+  /// (`#/a` -> `#/b` -> ...). Bounds the recursion, so a long chain cannot exhaust the stack.
+  std::size_t max_depth = 3000;
 };
 
 /// Loads the tree of an external document, given its resolved absolute path.
@@ -62,7 +71,8 @@ std::filesystem::path resolve_document_path(std::string_view document,
 /// nodes stay shared. External documents are read through `loader`. Throws `Error`
 /// (malformed, with the JSON Pointer of the reference) for a target that does not exist, a
 /// reference cycle (a chain of references that returns to itself, or a reference to one of
-/// its own ancestors), or a path outside the policy.
+/// its own ancestors), or a path outside the policy; (limit) when references repeat more than
+/// `policy.max_expansion` nodes.
 NodePtr resolve_references(const NodePtr& root, const std::string& file_name,
                            const ReferencePolicy& policy, const DocumentLoader& loader);
 

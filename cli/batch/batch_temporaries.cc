@@ -1,0 +1,82 @@
+// Finding and removing the temporaries an interrupted batch left behind; probing OUTDIR.
+#include "batch/batch_temporaries.h"
+
+#include <map>
+#include <set>
+#include <system_error>
+
+#include "asdfcore/error.h"
+#include "asdfcore/io/atomic_file.h"
+
+namespace fs = std::filesystem;
+
+namespace fitsasdf::cli::batch {
+namespace {
+
+constexpr std::string_view kTempMark = ".tmp-";
+constexpr std::size_t kSuffixSize = 6;  // mkstemp's XXXXXX
+
+/// Return the final name `name` is a temporary of, or "" when it is not shaped like one.
+std::string final_name_of(const std::string& name) {
+  if (name.size() < 1 + kTempMark.size() + kSuffixSize || name[0] != '.') return "";
+  const std::size_t mark = name.size() - kSuffixSize - kTempMark.size();
+  if (name.compare(mark, kTempMark.size(), kTempMark) != 0) return "";
+  return name.substr(1, mark - 1);
+}
+
+}  // namespace
+
+bool is_temporary_of(const std::string& name, const std::string& final_name) {
+  return !final_name.empty() && final_name_of(name) == final_name;
+}
+
+std::vector<fs::path> remove_stale_temporaries(const std::vector<Item>& items,
+                                               const fs::path& outdir, const fs::path& report) {
+  // Folder -> the final names whose temporaries are ours.
+  std::map<fs::path, std::set<std::string>> owned;
+  for (const auto& item : items) {
+    const fs::path output(item.output);
+    owned[output.parent_path()].insert(output.filename().string());
+  }
+  owned[outdir.lexically_normal()].insert(kProbeName);
+  if (!report.empty()) {
+    const fs::path folder = report.parent_path().empty() ? fs::path(".") : report.parent_path();
+    owned[folder.lexically_normal()].insert(report.filename().string());
+  }
+  std::vector<fs::path> removed;
+  for (const auto& [folder, names] : owned) {
+    std::error_code ec;
+    fs::directory_iterator it(folder, ec);
+    if (ec) continue;  // not made yet: nothing in it
+    for (; it != fs::directory_iterator(); it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      const std::string final_name = final_name_of(name);
+      if (final_name.empty() || !names.count(final_name)) continue;
+      std::error_code type_ec;
+      if (!it->is_regular_file(type_ec)) continue;
+      std::error_code rm_ec;
+      if (fs::remove(it->path(), rm_ec)) removed.push_back(it->path());
+    }
+  }
+  return removed;
+}
+
+void probe_output_folder(const fs::path& outdir) {
+  std::error_code ec;
+  fs::create_directories(outdir, ec);
+  if (fs::exists(outdir) && !fs::is_directory(outdir)) {
+    throw asdfcore::Error(asdfcore::ErrorCode::kIo,
+                          "the output folder is an existing file, not a folder",
+                          asdfcore::ErrorContext{.file = outdir.string()});
+  }
+  if (ec || !fs::is_directory(outdir)) {
+    throw asdfcore::Error(
+        asdfcore::ErrorCode::kIo,
+        "cannot create the output folder" + (ec ? ": " + ec.message() : std::string()),
+        asdfcore::ErrorContext{.file = outdir.string()});
+  }
+  // Throws, saying why, when no file can be made there; the destructor removes the temporary.
+  asdfcore::io::AtomicFile probe((outdir / kProbeName).string(), false);
+}
+
+}  // namespace fitsasdf::cli::batch
