@@ -28,7 +28,7 @@ namespace {
 constexpr std::size_t kStep = std::numeric_limits<unsigned int>::max();
 
 /// Compress `input` into one bzip2 stream with libbz2 at `level` (1-9).
-std::vector<std::uint8_t> compress_stream(std::span<const std::uint8_t> input, int level) {
+std::vector<std::uint8_t> bzip2_stream(std::span<const std::uint8_t> input, int level) {
   bz_stream z{};
   if (BZ2_bzCompressInit(&z, level, 0, 0) != BZ_OK) fail("cannot start the compressor");
   std::vector<std::uint8_t> out(input.size() + input.size() / 100 + 600);
@@ -152,7 +152,7 @@ class Bzp2Codec final : public Codec {
     const std::size_t piece =
         std::min(options.piece_size > 0 ? options.piece_size : capacity, capacity);
     const std::size_t count = (input.size() + piece - 1) / piece;
-    if (count <= 1) return compress_stream(input, level);
+    if (count <= 1) return bzip2_stream(input, level);
 
     std::vector<std::uint8_t> out;
     out.reserve(input.size() / 2 + 64);
@@ -165,7 +165,7 @@ class Bzp2Codec final : public Codec {
         count, options.threads,
         [&](std::size_t index, unsigned) {
           const std::size_t at = index * piece;
-          return one_block(compress_stream(input.subspan(at, std::min(piece, input.size() - at)),
+          return one_block(bzip2_stream(input.subspan(at, std::min(piece, input.size() - at)),
                                            level));
         },
         [&](std::size_t, std::optional<OneBlock>&& block) {
@@ -175,7 +175,7 @@ class Bzp2Codec final : public Codec {
           combined = ((combined << 1) | (combined >> 31)) ^ block->crc;
         });
     // A piece that did not come out as one block (never seen) is compressed the plain way.
-    if (!spliced) return compress_stream(input, level);
+    if (!spliced) return bzip2_stream(input, level);
     bits.put(kEndMagic >> 16, 32);
     bits.put(kEndMagic & 0xffff, 16);
     bits.put(combined, 32);

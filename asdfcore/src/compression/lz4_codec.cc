@@ -11,6 +11,7 @@
 #include "asdfcore/compression/codec.h"
 #include "asdfcore/error.h"
 #include "compression/ordered_parallel.h"
+#include "compression/span_reader.h"
 #include "util/endian.h"
 
 namespace asdfcore::compression {
@@ -35,24 +36,37 @@ class Lz4Codec final : public Codec {
 
   std::vector<std::uint8_t> compress(std::span<const std::uint8_t> input,
                                      const CompressOptions& options) const override {
+    std::vector<std::uint8_t> out;
+    out.reserve(input.size() + input.size() / 128 + 64);
+    compress_stream(input.size(), span_reader(input),
+                    [&out](std::span<const std::uint8_t> b) { out.insert(out.end(), b.begin(), b.end()); },
+                    options);
+    return out;
+  }
+
+  void compress_stream(std::uint64_t size, const ReadNext& read, const WriteNext& write,
+                       const CompressOptions& options) const override {
     const int acceleration = options.level > 0 ? options.level : 1;
     // Each chunk is an lz4 block of its own, so the chunks are compressed side by side and
-    // written in order.
+    // written in order; each worker reads its chunk in turn into its own buffer.
     const std::size_t chunk = std::clamp<std::size_t>(
         options.piece_size > 0 ? options.piece_size : kChunk, 1, LZ4_MAX_INPUT_SIZE);
-    const std::size_t chunks = (input.size() + chunk - 1) / chunk;
-    std::vector<std::uint8_t> out;
-    out.reserve(chunks * 8 + static_cast<std::size_t>(LZ4_compressBound(
-                                 static_cast<int>(std::min(chunk, input.size())))) *
-                                 chunks);
+    const std::uint64_t chunks = (size + chunk - 1) / chunk;
+    const unsigned threads = static_cast<unsigned>(
+        std::min<std::uint64_t>(parallel::resolve_threads(options.threads), std::max<std::uint64_t>(chunks, 1)));
+    std::vector<std::vector<std::uint8_t>> inputs(threads);
+    parallel::Turnstile reading;
     parallel::run_in_order<std::vector<std::uint8_t>>(
-        chunks, options.threads,
-        [&](std::size_t index, unsigned) {
-          const std::size_t at = index * chunk;
-          const std::size_t n = std::min(chunk, input.size() - at);
+        static_cast<std::size_t>(chunks), threads,
+        [&](std::size_t index, unsigned worker) {
+          const std::uint64_t at = std::uint64_t{index} * chunk;
+          const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, size - at));
+          std::vector<std::uint8_t>& in = inputs[worker];
+          in.resize(n);
+          reading.pass(index, [&] { read(in); });
           const int bound = LZ4_compressBound(static_cast<int>(n));
           std::vector<std::uint8_t> framed(8 + static_cast<std::size_t>(bound));
-          const int written = LZ4_compress_fast(reinterpret_cast<const char*>(input.data() + at),
+          const int written = LZ4_compress_fast(reinterpret_cast<const char*>(in.data()),
                                                 reinterpret_cast<char*>(framed.data() + 8),
                                                 static_cast<int>(n), bound, acceleration);
           if (written <= 0) fail("compressor failed");
@@ -61,10 +75,7 @@ class Lz4Codec final : public Codec {
           framed.resize(8 + static_cast<std::size_t>(written));
           return framed;
         },
-        [&](std::size_t, std::vector<std::uint8_t>&& framed) {
-          out.insert(out.end(), framed.begin(), framed.end());
-        });
-    return out;
+        [&](std::size_t, std::vector<std::uint8_t>&& framed) { write(framed); });
   }
 
   std::uint64_t max_decoded_size(std::uint64_t stored_size) const noexcept override {

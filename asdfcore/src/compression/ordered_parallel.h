@@ -22,6 +22,37 @@ inline unsigned resolve_threads(unsigned requested) noexcept {
   return hardware > 0 ? hardware : 1;
 }
 
+/// Lets the `produce` calls of `run_in_order` take their input from one sequential source: the
+/// call for piece `index` runs `step` only after the calls for every earlier piece have run
+/// theirs, one at a time. Pieces are claimed in index order, so every earlier piece is already
+/// in some thread's hands and the wait always ends. After a `step` throws, every later `pass`
+/// rethrows that same exception (the work is being stopped anyway, and whichever thread
+/// reports first reports the real cause).
+class Turnstile {
+ public:
+  template <typename Step>
+  void pass(std::size_t index, const Step& step) {
+    std::unique_lock lock(mutex_);
+    turn_.wait(lock, [&] { return failure_ || next_ == index; });
+    if (failure_) std::rethrow_exception(failure_);
+    try {
+      step();
+    } catch (...) {
+      failure_ = std::current_exception();
+      turn_.notify_all();
+      throw;
+    }
+    ++next_;
+    turn_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable turn_;
+  std::size_t next_ = 0;
+  std::exception_ptr failure_;
+};
+
 /// Call `produce(index, worker)` for every index in [0, count) on up to `threads` threads (the
 /// calling thread is one of them; `worker` in [0, threads) tells a call which thread's scratch
 /// space it may use), and `consume(index, result)` for each result in index order, one call at

@@ -23,6 +23,7 @@
 #include "asdfcore/compression/codec.h"
 #include "asdfcore/error.h"
 #include "compression/ordered_parallel.h"
+#include "compression/span_reader.h"
 
 namespace asdfcore::compression {
 namespace {
@@ -205,30 +206,46 @@ class ZlibCodec final : public Codec {
 
   std::vector<std::uint8_t> compress(std::span<const std::uint8_t> input,
                                      const CompressOptions& options) const override {
+    std::vector<std::uint8_t> out;
+    out.reserve(input.size() + input.size() / 64 + 64);
+    compress_stream(input.size(), span_reader(input),
+                    [&out](std::span<const std::uint8_t> b) { out.insert(out.end(), b.begin(), b.end()); },
+                    options);
+    return out;
+  }
+
+  void compress_stream(std::uint64_t size, const ReadNext& read, const WriteNext& write,
+                       const CompressOptions& options) const override {
     const Plan plan = plan_for(options.level);
     const std::size_t piece = std::clamp<std::size_t>(
         options.piece_size > 0 ? options.piece_size : kDefaultPiece, 1, kMaxPiece);
-    const std::size_t count = std::max<std::size_t>(1, (input.size() + piece - 1) / piece);
+    const std::uint64_t count = std::max<std::uint64_t>(1, (size + piece - 1) / piece);
     const unsigned threads = static_cast<unsigned>(
-        std::min<std::size_t>(parallel::resolve_threads(options.threads), count));
+        std::min<std::uint64_t>(parallel::resolve_threads(options.threads), count));
 
-    std::vector<std::uint8_t> out;
-    out.reserve(input.size() + input.size() / 64 + 16 * count + 64);
     // CMF 0x78: deflate with a 32 KiB window; FLG: the level hint, then the check bits.
     const unsigned cmf = 0x78;
     unsigned flg = static_cast<unsigned>(plan.flevel) << 6;
     flg += (31 - (cmf * 256 + flg) % 31) % 31;
-    out.push_back(static_cast<std::uint8_t>(cmf));
-    out.push_back(static_cast<std::uint8_t>(flg));
+    const std::uint8_t header[2] = {static_cast<std::uint8_t>(cmf), static_cast<std::uint8_t>(flg)};
+    write(header);
 
+    // Each worker reads its piece into its own buffer (in turn: the input is one sequential
+    // source), then deflates it while the others read and deflate theirs.
+    std::vector<std::vector<std::uint8_t>> inputs(threads);
     std::vector<std::vector<std::uint8_t>> level_bufs(threads);
+    parallel::Turnstile reading;
     std::uint32_t adler = 1;
     parallel::run_in_order<Piece>(
-        count, threads,
+        static_cast<std::size_t>(count), threads,
         [&](std::size_t index, unsigned worker) {
-          const std::size_t at = index * piece;
-          const auto in = input.subspan(std::min(at, input.size()),
-                                        std::min(piece, input.size() - std::min(at, input.size())));
+          const std::uint64_t at = std::uint64_t{index} * piece;
+          const auto length = static_cast<std::size_t>(std::min<std::uint64_t>(piece, size - at));
+          std::vector<std::uint8_t>& in = inputs[worker];
+          in.resize(length);
+          reading.pass(index, [&] {
+            if (length > 0) read(in);
+          });
           const bool last = index + 1 == count;
           Piece p;
           p.length = in.size();
@@ -243,14 +260,13 @@ class ZlibCodec final : public Codec {
           return p;
         },
         [&](std::size_t, Piece&& p) {
-          out.insert(out.end(), p.bytes.begin(), p.bytes.end());
+          write(p.bytes);
           adler = static_cast<std::uint32_t>(
               adler32_combine(adler, p.adler, static_cast<z_off_t>(p.length)));
         });
-    for (int shift = 24; shift >= 0; shift -= 8) {
-      out.push_back(static_cast<std::uint8_t>(adler >> shift));
-    }
-    return out;
+    std::uint8_t trailer[4];
+    for (int i = 0; i < 4; ++i) trailer[i] = static_cast<std::uint8_t>(adler >> (24 - 8 * i));
+    write(trailer);
   }
 
   std::uint64_t max_decoded_size(std::uint64_t stored_size) const noexcept override {

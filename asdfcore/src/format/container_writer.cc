@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <cstring>
 #include <future>
-#include <optional>
 
 #include "asdfcore/compression/md5.h"
 #include "asdfcore/error.h"
@@ -26,6 +25,24 @@ std::span<const std::uint8_t> as_bytes(std::string_view text) {
 /// The chunk size for streaming file ranges: large sequential reads, bounded memory.
 constexpr std::size_t kStreamChunk = std::size_t{4} << 20;
 
+/// Fill `buffer` from `fd` at `offset`: short reads are continued (they must not shift element
+/// boundaries); an input that ends first or cannot be read throws.
+void pread_full(int fd, std::span<std::uint8_t> buffer, std::uint64_t offset) {
+  std::size_t have = 0;
+  while (have < buffer.size()) {
+    const ssize_t n =
+        pread(fd, buffer.data() + have, buffer.size() - have, static_cast<off_t>(offset + have));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      throw Error(ErrorCode::kIo,
+                  n == 0 ? "an input file ended before the range to copy"
+                         : std::string("cannot read an input file: ") + std::strerror(errno),
+                  ErrorContext{.offset = offset + have});
+    }
+    have += static_cast<std::size_t>(n);
+  }
+}
+
 /// Call `sink` with consecutive chunks of `range`, each `buffer.size()` bytes except the last,
 /// after the range's transform (if any) has been applied to it. With several buffers (all of
 /// one size) the chunks take them in turn, so the one before stays intact while the next is
@@ -38,25 +55,83 @@ void read_range(const FileRange& range, std::span<std::vector<std::uint8_t>> buf
   while (done < range.length) {
     std::vector<std::uint8_t>& buffer = buffers[turn++ % buffers.size()];
     const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), range.length - done));
-    std::size_t have = 0;
-    while (have < want) {  // fill the chunk: short reads must not shift element boundaries
-      const ssize_t n = pread(range.fd, buffer.data() + have, want - have,
-                              static_cast<off_t>(range.offset + done + have));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        throw Error(ErrorCode::kIo,
-                    n == 0 ? "an input file ended before the range to copy"
-                           : std::string("cannot read an input file: ") + std::strerror(errno),
-                    ErrorContext{.offset = range.offset + done + have});
-      }
-      have += static_cast<std::size_t>(n);
-    }
     const std::span<std::uint8_t> chunk(buffer.data(), want);
+    pread_full(range.fd, chunk, range.offset + done);
     if (range.transform) range.transform(chunk, done);
     sink(std::span<const std::uint8_t>(chunk));
     done += want;
   }
 }
+
+/// The decoded bytes of a block read in order, piece by piece, as a codec's streaming
+/// compression asks for them: first the memory pieces, then the file ranges. A range with a
+/// transform is read and transformed in the chunks its contract promises (4 MiB from the
+/// range's start), staged, and handed out from there; one without is read straight into the
+/// caller's buffer.
+class BlockReader {
+ public:
+  explicit BlockReader(const BlockToWrite& block) : block_(block) {}
+
+  /// Fill `out` with the next bytes of the block.
+  void read(std::span<std::uint8_t> out) {
+    std::size_t done = 0;
+    while (done < out.size()) {
+      const auto rest = out.subspan(done);
+      if (piece_ < block_.pieces.size()) {
+        const auto& p = block_.pieces[piece_];
+        const std::size_t n = std::min(rest.size(), p.size() - piece_at_);
+        if (n > 0) std::memcpy(rest.data(), p.data() + piece_at_, n);
+        piece_at_ += n;
+        done += n;
+        if (piece_at_ == p.size()) {
+          ++piece_;
+          piece_at_ = 0;
+        }
+        continue;
+      }
+      if (range_ >= block_.file_ranges.size()) {
+        throw Error(ErrorCode::kInvalidArgument,
+                    "a codec asked for more bytes than the block declares (a codec bug)");
+      }
+      const FileRange& r = block_.file_ranges[range_];
+      std::size_t n = 0;
+      if (!r.transform) {
+        n = static_cast<std::size_t>(std::min<std::uint64_t>(rest.size(), r.length - range_at_));
+        pread_full(r.fd, rest.first(n), r.offset + range_at_);
+        range_at_ += n;
+      } else {
+        if (staged_at_ == staged_.size() && range_at_ < r.length) {
+          const auto len =
+              static_cast<std::size_t>(std::min<std::uint64_t>(kStreamChunk, r.length - range_at_));
+          staged_.resize(len);
+          pread_full(r.fd, staged_, r.offset + range_at_);
+          r.transform(staged_, range_at_);
+          range_at_ += len;
+          staged_at_ = 0;
+        }
+        n = std::min(rest.size(), staged_.size() - staged_at_);
+        if (n > 0) std::memcpy(rest.data(), staged_.data() + staged_at_, n);
+        staged_at_ += n;
+      }
+      done += n;
+      if (range_at_ == r.length && staged_at_ == staged_.size()) {
+        ++range_;
+        range_at_ = 0;
+        staged_.clear();
+        staged_at_ = 0;
+      }
+    }
+  }
+
+ private:
+  const BlockToWrite& block_;
+  std::size_t piece_ = 0;         ///< The memory piece being read.
+  std::size_t piece_at_ = 0;      ///< Bytes of it handed out.
+  std::size_t range_ = 0;         ///< The file range being read.
+  std::uint64_t range_at_ = 0;    ///< Bytes of it read from the file.
+  std::vector<std::uint8_t> staged_;  ///< A transformed chunk of it.
+  std::size_t staged_at_ = 0;     ///< Bytes of `staged_` handed out.
+};
 
 /// The window of an input file mapped at a time to hash it: bounded memory (each window is
 /// unmapped before the next), large enough that mapping costs nothing next to hashing.
@@ -99,19 +174,6 @@ void hash_range(const FileRange& range, compression::Md5& h, std::vector<std::ui
     munmap(map, span);
     done += want;
   }
-}
-
-/// Gather a block's data into one vector (only needed when a codec must see the data whole).
-std::vector<std::uint8_t> gather(const BlockToWrite& block, std::uint64_t total) {
-  std::vector<std::uint8_t> out;
-  out.reserve(static_cast<std::size_t>(total));
-  for (const auto& p : block.pieces) out.insert(out.end(), p.begin(), p.end());
-  std::vector<std::uint8_t> buffer(kStreamChunk);
-  for (const auto& r : block.file_ranges) {
-    read_range(r, std::span(&buffer, 1),
-               [&out](std::span<const std::uint8_t> c) { out.insert(out.end(), c.begin(), c.end()); });
-  }
-  return out;
 }
 
 void check_tree(std::string_view tree, const std::string& path) {
@@ -253,55 +315,51 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
       continue;
     }
 
-    // A codec sees the data whole: gather it only when it is in several places.
-    std::optional<std::vector<std::uint8_t>> whole;
-    const bool compressed = !block.compression.empty();
-    if (compressed && (block.pieces.size() != 1 || !block.file_ranges.empty())) {
-      whole = gather(block, data_size);
-    }
-    std::span<const std::uint8_t> decoded;
-    if (whole) {
-      decoded = *whole;
-    } else if (block.pieces.size() == 1) {
-      decoded = block.pieces.front();
-    }
-    std::optional<std::vector<std::uint8_t>> encoded;
-    std::span<const std::uint8_t> stored_single = decoded;
-    if (compressed) {
+    if (!block.compression.empty()) {
+      // Compressed: the codec reads the data piece by piece (from memory or straight from the
+      // input file) and its output goes to the file as it comes, so memory stays a few pieces
+      // whatever the block's size. The sizes and checksum go into the header afterwards.
       const compression::Codec* codec = codecs.find(block.compression);
-      encoded = codec->compress(
-          decoded, compression::CompressOptions{.level = block.level, .threads = options.threads});
-      stored_single = *encoded;
-    }
-    // Uncompressed memory pieces go out as they are (no gathering copy when there are several).
-    std::vector<std::span<const std::uint8_t>> stored;
-    if (encoded) {
-      stored = {stored_single};
-    } else {
-      stored = block.pieces;
-    }
-    std::uint64_t used = 0;
-    for (const auto& p : stored) used += p.size();
-    header.used_size = used;
-    header.allocated_size = used + block.padding;
-
-    if (options.checksum != ChecksumConvention::kNone) {
-      const bool over_decoded =
-          options.checksum == ChecksumConvention::kDecodedData && encoded.has_value();
+      const std::uint64_t header_at = out.position();
+      out.write(encode_block_header(header));
+      const bool sum = options.checksum != ChecksumConvention::kNone;
+      const bool over_decoded = options.checksum == ChecksumConvention::kDecodedData;
       compression::Md5 h;
-      if (over_decoded) {
-        h.update(decoded);
-      } else {
-        for (const auto& p : stored) h.update(p);
-      }
+      std::uint64_t used = 0;
+      BlockReader reader(block);
+      codec->compress_stream(
+          data_size,
+          [&](std::span<std::uint8_t> buffer) {
+            reader.read(buffer);
+            if (sum && over_decoded) h.update(buffer);
+          },
+          [&](std::span<const std::uint8_t> bytes) {
+            if (sum && !over_decoded) h.update(bytes);
+            out.write(bytes);
+            used += bytes.size();
+          },
+          compression::CompressOptions{.level = block.level, .threads = options.threads});
+      header.used_size = used;
+      header.allocated_size = used + block.padding;
+      if (sum) header.checksum = h.finish();
+      out.write_at(header_at, encode_block_header(header));
+      out.write_zeros(block.padding);
+      continue;
+    }
+
+    // Uncompressed memory pieces go out as they are (no gathering copy when there are several).
+    header.used_size = data_size;
+    header.allocated_size = data_size + block.padding;
+    if (options.checksum != ChecksumConvention::kNone) {
+      compression::Md5 h;
+      for (const auto& p : block.pieces) h.update(p);
       header.checksum = h.finish();
     }
-
     const auto encoded_header = encode_block_header(header);
     std::vector<std::span<const std::uint8_t>> parts;
-    parts.reserve(stored.size() + 1);
+    parts.reserve(block.pieces.size() + 1);
     parts.emplace_back(encoded_header);
-    parts.insert(parts.end(), stored.begin(), stored.end());
+    parts.insert(parts.end(), block.pieces.begin(), block.pieces.end());
     out.write_all(parts);
     out.write_zeros(block.padding);
   }

@@ -243,3 +243,79 @@ TEST_CASE("bzp2's default pieces fit one block even for input that libbz2 expand
   CHECK(packed != plain_bzip2(input, 1));
   CHECK(packed.size() < input.size());
 }
+
+TEST_CASE("compress_stream writes what compress returns, reading its input once and in order",
+          "[codec][parallel][stream]") {
+  const CodecRegistry registry = CodecRegistry::with_builtins();
+  const std::string label = GENERATE(as<std::string>{}, "zlib", "bzp2", "lz4");
+  const Codec* codec = registry.find(label);
+  REQUIRE(codec != nullptr);
+  for (const std::size_t size : boundary_sizes()) {
+    const Bytes input = noisy(size, static_cast<std::uint32_t>(size) + 3);
+    for (const unsigned threads : {1u, 4u}) {
+      INFO(label << ", " << size << " bytes, " << threads << " threads");
+      const CompressOptions options{.threads = threads, .piece_size = kPiece};
+      std::size_t taken = 0;
+      std::size_t reads = 0;
+      Bytes streamed;
+      std::size_t writes = 0;
+      bool overrun = false;  // (checked here: Catch2's assertions are not for worker threads)
+      codec->compress_stream(
+          input.size(),
+          [&](std::span<std::uint8_t> buffer) {
+            // Never past the declared size, and each read continues where the last one ended.
+            if (taken + buffer.size() > input.size()) {
+              overrun = true;
+              return;
+            }
+            std::memcpy(buffer.data(), input.data() + taken, buffer.size());
+            taken += buffer.size();
+            ++reads;
+          },
+          [&](std::span<const std::uint8_t> bytes) {
+            streamed.insert(streamed.end(), bytes.begin(), bytes.end());
+            ++writes;
+          },
+          options);
+      CHECK_FALSE(overrun);
+      CHECK(taken == input.size());
+      CHECK(streamed == codec->compress(input, options));
+      // zlib and lz4 stream piece by piece: one read per piece, never the input whole.
+      if (label != "bzp2" && size > 2 * kPiece) {
+        CHECK(reads == (size + kPiece - 1) / kPiece);
+        CHECK(writes >= reads);
+      }
+    }
+  }
+}
+
+TEST_CASE("an error while reading stops a streaming compression and reaches the caller",
+          "[codec][parallel][stream][error]") {
+  const CodecRegistry registry = CodecRegistry::with_builtins();
+  const std::string label = GENERATE(as<std::string>{}, "zlib", "bzp2", "lz4");
+  const Codec* codec = registry.find(label);
+  const std::size_t size = 12 * kPiece + 5;
+  for (const unsigned threads : {1u, 4u}) {
+    INFO(label << ", " << threads << " threads");
+    std::size_t taken = 0;
+    std::size_t written = 0;
+    try {
+      codec->compress_stream(
+          size,
+          [&](std::span<std::uint8_t> buffer) {
+            if (taken + buffer.size() > 5 * kPiece) {
+              throw asdfcore::Error(asdfcore::ErrorCode::kIo, "test: the input cannot be read");
+            }
+            std::memset(buffer.data(), 7, buffer.size());
+            taken += buffer.size();
+          },
+          [&](std::span<const std::uint8_t> bytes) { written += bytes.size(); },
+          {.threads = threads, .piece_size = kPiece});
+      FAIL("the read error was swallowed");
+    } catch (const asdfcore::Error& e) {
+      CHECK(e.code() == asdfcore::ErrorCode::kIo);
+      CHECK(std::string(e.what()).find("cannot be read") != std::string::npos);
+    }
+    CHECK(taken <= 5 * kPiece);
+  }
+}

@@ -776,28 +776,64 @@ TEST_CASE("a file range's transform is applied to every chunk, element aligned",
   REQUIRE(fd >= 0);
   // Flip the top bit of the first byte of every 2-byte element, as for BZERO = 32768.
   // The chunks come in order, each with its offset in the range.
+  // Failures are noted, not asserted, in the transform: a codec calls it from a worker thread.
   std::uint64_t next = 0;
-  const auto flip = [&next](std::span<std::uint8_t> chunk, std::uint64_t at) {
-    REQUIRE(at == next);
-    REQUIRE(chunk.size() % 2 == 0);
+  bool misplaced = false;
+  const auto flip = [&next, &misplaced](std::span<std::uint8_t> chunk, std::uint64_t at) {
+    if (at != next || chunk.size() % 2 != 0 || (at % (4u << 20)) != 0) misplaced = true;
     for (std::size_t i = 0; i < chunk.size(); i += 2) chunk[i] ^= 0x80;
     next += chunk.size();
   };
   std::vector<std::uint8_t> expected(input.begin() + 2, input.end());
   for (std::size_t i = 0; i < expected.size(); i += 2) expected[i] ^= 0x80;
-  for (const std::string codec : {"", "zlib"}) {
+  // A memory piece of an odd size goes first: the range's chunks still start at multiples of
+  // 4 MiB from the range's own start, also when a codec reads the block in 1 MiB pieces.
+  const std::string head = "odd";
+  for (const std::string codec : {"", "zlib", "lz4", "bzp2"}) {
+    INFO("compression '" << codec << "'");
     next = 0;
+    misplaced = false;
     BlockToWrite block;
+    block.pieces.push_back({reinterpret_cast<const std::uint8_t*>(head.data()), head.size()});
     block.file_ranges.push_back(FileRange{fd, 2, input.size() - 2, flip});
     block.compression = codec;
     const auto out = (dir / ("t" + codec + ".asdf")).string();
     write_container(out, "", std::span(&block, 1));
     const Container c = Container::open(out);
     const auto data = c.data(0, true);
-    REQUIRE(data.size() == expected.size());
-    CHECK(std::equal(expected.begin(), expected.end(), data.data()));
+    REQUIRE(data.size() == head.size() + expected.size());
+    CHECK(std::equal(head.begin(), head.end(), data.data()));
+    CHECK(std::equal(expected.begin(), expected.end(), data.data() + head.size()));
     CHECK(c.check(0) == ChecksumStatus::kMatchesStored);
     CHECK(next == input.size() - 2);
+    CHECK_FALSE(misplaced);
+  }
+  ::close(fd);
+}
+
+TEST_CASE("a compressed block whose file range the input does not hold is refused, no file left",
+          "[writer][file_range][error]") {
+  fitsasdf::test::TempDir dir;
+  const auto in_path = (dir / "input.bin").string();
+  {
+    std::ofstream f(in_path, std::ios::binary);
+    const Bytes data = pattern(3u << 20);
+    f.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
+  }
+  const int fd = ::open(in_path.c_str(), O_RDONLY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  fitsasdf::test::TempDir out_dir;
+  for (const std::string codec : {"zlib", "lz4", "bzp2"}) {
+    INFO(codec);
+    BlockToWrite block;
+    // Declares 8 MiB where the file holds 3: the codec's reads fail part of the way through.
+    block.file_ranges.push_back(FileRange{fd, 0, 8u << 20});
+    block.compression = codec;
+    WriteOptions options;
+    options.threads = 2;
+    require_refused(
+        [&] { write_container((out_dir / "out.asdf").string(), "", std::span(&block, 1), options); },
+        ErrorCode::kIo, out_dir.path());
   }
   ::close(fd);
 }

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -30,6 +31,13 @@ struct CompressOptions {
   std::size_t piece_size = 0;
 };
 
+/// Fill `buffer` with the next bytes of the data to compress, in order: exactly `buffer.size()`
+/// bytes (the caller never asks past the declared size). Called one call at a time.
+using ReadNext = std::function<void(std::span<std::uint8_t> buffer)>;
+
+/// Take the next bytes of the compressed stream, in order. Called one call at a time.
+using WriteNext = std::function<void(std::span<const std::uint8_t> bytes)>;
+
 /// One compression algorithm as ASDF frames it inside a block.
 class Codec {
  public:
@@ -41,6 +49,16 @@ class Codec {
   /// Compress `input` into a new byte vector in the framing that python asdf reads.
   virtual std::vector<std::uint8_t> compress(std::span<const std::uint8_t> input,
                                              const CompressOptions& options) const = 0;
+
+  /// Compress `size` bytes taken from `read` and hand the framed stream to `write`, holding only
+  /// a bounded number of pieces in memory (zlib and lz4: about 2 x threads pieces), so an array
+  /// of any size is compressed straight from its file into the output. The bytes written are
+  /// those `compress` returns for the same input and options. `read` is called in input order
+  /// and `write` in output order, never two of either at once, but possibly from worker
+  /// threads; an exception from either stops the work and is rethrown here. The default reads
+  /// the whole input into memory and calls `compress` (bzp2, and codecs added by users).
+  virtual void compress_stream(std::uint64_t size, const ReadNext& read, const WriteNext& write,
+                               const CompressOptions& options) const;
 
   /// Return the most bytes `stored_size` bytes of this codec's output can decode to (the
   /// format's worst-case expansion), so a forged `data_size` is refused before any allocation.

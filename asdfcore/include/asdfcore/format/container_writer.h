@@ -39,8 +39,9 @@ struct FileRange {
 
 /// One block to write. The data is `pieces` in order, then `file_ranges` in order. Memory
 /// pieces are written without copying; file ranges are streamed through a small buffer, so an
-/// uncompressed block of any size costs bounded memory. A compressed block is gathered whole
-/// for its codec.
+/// uncompressed block of any size costs bounded memory. A compressed block is read by its codec
+/// piece by piece and written as it is compressed (zlib and lz4: a few pieces per thread in
+/// memory; bzp2 holds the block whole).
 struct BlockToWrite {
   std::vector<std::span<const std::uint8_t>> pieces;  ///< The decoded data, in order.
   std::vector<FileRange> file_ranges;                  ///< More data, after `pieces`.
