@@ -10,6 +10,7 @@
 
 #include "asdfcore/compression/codec.h"
 #include "asdfcore/error.h"
+#include "compression/buffer_pool.h"
 #include "compression/ordered_parallel.h"
 #include "compression/span_reader.h"
 #include "util/endian.h"
@@ -55,8 +56,9 @@ class Lz4Codec final : public Codec {
     const unsigned threads = static_cast<unsigned>(
         std::min<std::uint64_t>(parallel::resolve_threads(options.threads), std::max<std::uint64_t>(chunks, 1)));
     std::vector<std::vector<std::uint8_t>> inputs(threads);
+    parallel::BufferPool outputs;
     parallel::Turnstile reading;
-    parallel::run_in_order<std::vector<std::uint8_t>>(
+    parallel::run_in_order<parallel::PooledBytes>(
         static_cast<std::size_t>(chunks), threads,
         [&](std::size_t index, unsigned worker) {
           const std::uint64_t at = std::uint64_t{index} * chunk;
@@ -65,17 +67,21 @@ class Lz4Codec final : public Codec {
           in.resize(n);
           reading.pass(index, [&] { read(in); });
           const int bound = LZ4_compressBound(static_cast<int>(n));
-          std::vector<std::uint8_t> framed(8 + static_cast<std::size_t>(bound));
+          parallel::PooledBytes framed;
+          framed.buffer = outputs.take(8 + static_cast<std::size_t>(bound));
           const int written = LZ4_compress_fast(reinterpret_cast<const char*>(in.data()),
-                                                reinterpret_cast<char*>(framed.data() + 8),
+                                                reinterpret_cast<char*>(framed.buffer.data() + 8),
                                                 static_cast<int>(n), bound, acceleration);
           if (written <= 0) fail("compressor failed");
-          detail::store_be(framed.data(), static_cast<std::uint64_t>(written) + 4, 4);
-          detail::store_le(framed.data() + 4, n, 4);
-          framed.resize(8 + static_cast<std::size_t>(written));
+          detail::store_be(framed.buffer.data(), static_cast<std::uint64_t>(written) + 4, 4);
+          detail::store_le(framed.buffer.data() + 4, n, 4);
+          framed.used = 8 + static_cast<std::size_t>(written);
           return framed;
         },
-        [&](std::size_t, std::vector<std::uint8_t>&& framed) { write(framed); });
+        [&](std::size_t, parallel::PooledBytes&& framed) {
+          write(framed.bytes());
+          outputs.give(std::move(framed.buffer));
+        });
   }
 
   std::uint64_t max_decoded_size(std::uint64_t stored_size) const noexcept override {

@@ -22,6 +22,7 @@
 
 #include "asdfcore/compression/codec.h"
 #include "asdfcore/error.h"
+#include "compression/buffer_pool.h"
 #include "compression/ordered_parallel.h"
 #include "compression/span_reader.h"
 
@@ -75,24 +76,25 @@ std::size_t isal_level_buffer(int level) {
 
 /// One compressed piece, with what the trailer needs.
 struct Piece {
-  std::vector<std::uint8_t> bytes;
+  parallel::PooledBytes out;
   std::uint32_t adler = 1;
   std::size_t length = 0;
 };
 
-/// Raw deflate of `in` with ISA-L; ends the stream when `last`, else ends on a full flush.
-std::vector<std::uint8_t> deflate_isal(std::span<const std::uint8_t> in, int level, bool last,
-                                       std::vector<std::uint8_t>& level_buf) {
+/// Raw deflate of `in` with ISA-L into `out` (grown when too small); ends the stream when
+/// `last`, else ends on a full flush. Returns the bytes written at the front of `out`.
+std::size_t deflate_isal(std::span<const std::uint8_t> in, int level, bool last,
+                         std::vector<std::uint8_t>& level_buf, std::vector<std::uint8_t>& out) {
   // Stored blocks bound the output: 5 bytes per 64 KiB at worst, plus the flush marker.
-  std::size_t capacity = in.size() + in.size() / 8192 + 1024;
+  const std::size_t capacity = in.size() + in.size() / 8192 + 1024;
+  if (out.size() < capacity) out.resize(capacity);
   for (;;) {
-    std::vector<std::uint8_t> out(capacity);
     isal_zstream z;
     isal_deflate_stateless_init(&z);
     z.next_in = const_cast<std::uint8_t*>(in.data());
     z.avail_in = static_cast<std::uint32_t>(in.size());
     z.next_out = out.data();
-    z.avail_out = static_cast<std::uint32_t>(out.size());
+    z.avail_out = static_cast<std::uint32_t>(std::min<std::size_t>(out.size(), kMaxPiece * 2));
     z.level = static_cast<std::uint32_t>(level);
     z.level_buf = level_buf.empty() ? nullptr : level_buf.data();
     z.level_buf_size = static_cast<std::uint32_t>(level_buf.size());
@@ -100,33 +102,34 @@ std::vector<std::uint8_t> deflate_isal(std::span<const std::uint8_t> in, int lev
     z.end_of_stream = last ? 1 : 0;
     z.flush = last ? NO_FLUSH : FULL_FLUSH;
     const int rc = isal_deflate_stateless(&z);
-    if (rc == COMP_OK) {
-      out.resize(z.total_out);
-      return out;
-    }
-    if (rc != STATELESS_OVERFLOW || capacity > 2 * in.size() + 65536) {
+    if (rc == COMP_OK) return z.total_out;
+    if (rc != STATELESS_OVERFLOW || out.size() > 2 * in.size() + 65536) {
       fail("ISA-L compressor failed with code " + std::to_string(rc));
     }
-    capacity *= 2;
+    out.resize(out.size() * 2);
   }
 }
 
-/// Raw deflate of `in` with zlib at `level`; ends the stream when `last`, else a full flush.
-std::vector<std::uint8_t> deflate_zlib(std::span<const std::uint8_t> in, int level, bool last) {
+/// Raw deflate of `in` with zlib at `level` into `out` (grown when too small); ends the stream
+/// when `last`, else on a full flush. Returns the bytes written at the front of `out`.
+std::size_t deflate_zlib(std::span<const std::uint8_t> in, int level, bool last,
+                         std::vector<std::uint8_t>& out) {
   z_stream z{};
   if (deflateInit2(&z, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
     fail("cannot start the compressor");
   }
-  std::vector<std::uint8_t> out(deflateBound(&z, static_cast<uLong>(in.size())) + 64);
+  const std::size_t bound = deflateBound(&z, static_cast<uLong>(in.size())) + 64;
+  if (out.size() < bound) out.resize(bound);
   z.next_in = const_cast<Bytef*>(in.data());
   z.avail_in = static_cast<uInt>(in.size());
   std::size_t done = 0;
   for (;;) {
     if (done == out.size()) out.resize(out.size() * 2);
     z.next_out = out.data() + done;
-    z.avail_out = static_cast<uInt>(out.size() - done);
+    z.avail_out = static_cast<uInt>(std::min<std::size_t>(out.size() - done, kStep));
+    const uInt offered = z.avail_out;
     const int rc = deflate(&z, last ? Z_FINISH : Z_FULL_FLUSH);
-    done = out.size() - z.avail_out;
+    done += offered - z.avail_out;
     if (rc == Z_STREAM_ERROR) {
       deflateEnd(&z);
       fail("compressor failed");
@@ -134,8 +137,7 @@ std::vector<std::uint8_t> deflate_zlib(std::span<const std::uint8_t> in, int lev
     if (last ? rc == Z_STREAM_END : (z.avail_in == 0 && z.avail_out > 0)) break;
   }
   deflateEnd(&z);
-  out.resize(done);
-  return out;
+  return done;
 }
 
 /// Decode `input` with zlib's streaming inflate into exactly `output`; throws with the reason
@@ -234,6 +236,7 @@ class ZlibCodec final : public Codec {
     // source), then deflates it while the others read and deflate theirs.
     std::vector<std::vector<std::uint8_t>> inputs(threads);
     std::vector<std::vector<std::uint8_t>> level_bufs(threads);
+    parallel::BufferPool outputs;
     parallel::Turnstile reading;
     std::uint32_t adler = 1;
     parallel::run_in_order<Piece>(
@@ -250,17 +253,19 @@ class ZlibCodec final : public Codec {
           Piece p;
           p.length = in.size();
           p.adler = isal_adler32(1, in.data(), in.size());
+          p.out.buffer = outputs.take(in.size() + in.size() / 8192 + 1024);
           if (plan.isal) {
             auto& buf = level_bufs[worker];
             if (buf.size() != isal_level_buffer(plan.level)) buf.resize(isal_level_buffer(plan.level));
-            p.bytes = deflate_isal(in, plan.level, last, buf);
+            p.out.used = deflate_isal(in, plan.level, last, buf, p.out.buffer);
           } else {
-            p.bytes = deflate_zlib(in, plan.level, last);
+            p.out.used = deflate_zlib(in, plan.level, last, p.out.buffer);
           }
           return p;
         },
         [&](std::size_t, Piece&& p) {
-          write(p.bytes);
+          write(p.out.bytes());
+          outputs.give(std::move(p.out.buffer));
           adler = static_cast<std::uint32_t>(
               adler32_combine(adler, p.adler, static_cast<z_off_t>(p.length)));
         });

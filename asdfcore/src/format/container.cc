@@ -1,6 +1,7 @@
 #include "asdfcore/format/container.h"
 
 #include <algorithm>
+#include <limits>
 #include <new>
 #include <string_view>
 
@@ -258,10 +259,10 @@ io::Buffer Container::data(std::size_t i, bool verify_checksum) const {
                       " data can decode to",
                   where(i));
     }
-    std::vector<std::uint8_t> out;
+    io::WritableBuffer out;
     try {
-      if (b.header.data_size > out.max_size()) throw std::bad_alloc();
-      out.resize(static_cast<std::size_t>(b.header.data_size));
+      if (b.header.data_size > std::numeric_limits<std::size_t>::max()) throw std::bad_alloc();
+      out = io::Buffer::allocate(static_cast<std::size_t>(b.header.data_size));
     } catch (const std::bad_alloc&) {
       throw Error(ErrorCode::kLimit,
                   "block declares data_size " + std::to_string(b.header.data_size) +
@@ -269,11 +270,11 @@ io::Buffer Container::data(std::size_t i, bool verify_checksum) const {
                   where(i));
     }
     try {
-      codec->decompress(stored.span(), out);
+      codec->decompress(stored.span(), out.bytes);
     } catch (const Error& e) {
       throw e.with_context(where(i));
     }
-    decoded = io::Buffer::from_vector(std::move(out));
+    decoded = std::move(out.buffer);
   }
   if (verify_checksum && b.header.has_checksum() && !stored_ok &&
       (label.empty() || compression::md5(decoded.span()) != b.header.checksum)) {

@@ -12,6 +12,8 @@ namespace asdfcore::io {
 
 /// An immutable view of bytes together with a shared reference to whatever owns them, so a
 /// view handed out of a memory-mapped file stays valid after the file object is gone.
+struct WritableBuffer;
+
 class Buffer {
  public:
   /// Make an empty buffer.
@@ -22,6 +24,12 @@ class Buffer {
 
   /// Take ownership of `bytes`.
   static Buffer from_vector(std::vector<std::uint8_t> bytes);
+
+  /// Allocate `size` bytes whose contents start unspecified (nothing is zero-filled), to be
+  /// filled through the returned writable view before the buffer is read. Large buffers (a
+  /// decoded block) are mapped privately and asked for transparent huge pages, so filling them
+  /// costs few page faults. Throws std::bad_alloc when the memory cannot be had.
+  static WritableBuffer allocate(std::size_t size);
 
   /// Return the viewed bytes.
   std::span<const std::uint8_t> span() const noexcept { return bytes_; }
@@ -58,6 +66,12 @@ class Buffer {
   std::shared_ptr<const void> owner_;
   std::span<const std::uint8_t> bytes_;
   bool file_backed_ = false;
+};
+
+/// A new buffer to fill once and then read (`Buffer::allocate`).
+struct WritableBuffer {
+  Buffer buffer;                  ///< The bytes, for reading once filled.
+  std::span<std::uint8_t> bytes;  ///< The same bytes, writable.
 };
 
 }  // namespace asdfcore::io
