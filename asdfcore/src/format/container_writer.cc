@@ -259,8 +259,14 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
         // a large block the hash of each chunk runs in a second thread while this one writes
         // it and reads and transforms the next into the other buffer.
         const bool overlap = sum && data_size >= 4 * kStreamChunk;
+        // No larger than the longest range: a small block (most of a batch of small files)
+        // does not pay for zero-filling 4 MiB. A range no longer than the buffer is one chunk,
+        // so the transforms' chunk contract holds either way.
+        std::uint64_t longest = 1;
+        for (const auto& r : block.file_ranges) longest = std::max(longest, r.length);
+        const auto chunk_size = static_cast<std::size_t>(std::min<std::uint64_t>(kStreamChunk, longest));
         std::vector<std::vector<std::uint8_t>> buffers(overlap ? 2 : 1,
-                                                       std::vector<std::uint8_t>(kStreamChunk));
+                                                       std::vector<std::uint8_t>(chunk_size));
         std::future<void> hashing;
         const auto wait_hash = [&hashing] {
           if (hashing.valid()) hashing.get();  // in order: MD5 sees the chunks one after another
