@@ -36,6 +36,26 @@ class FileBlocks final : public ndarray::BlockProvider {
 
   std::uint64_t block_count() const override { return container_.blocks().size(); }
 
+  std::optional<std::uint64_t> streamable_block_size(std::int64_t index) const override {
+    // Below this, decoding whole (libdeflate, a little faster) costs little memory.
+    constexpr std::uint64_t kStreamFrom = std::uint64_t{16} << 20;
+    const auto& blocks = container_.blocks();
+    if (index < 0 || static_cast<std::uint64_t>(index) >= blocks.size()) return std::nullopt;
+    const format::BlockHeader& header = blocks[static_cast<std::size_t>(index)].header;
+    if (header.compression_label().empty() || header.data_size < kStreamFrom) return std::nullopt;
+    return header.data_size;
+  }
+
+  void stream_block(std::int64_t index,
+                    const std::function<void(std::span<const std::uint8_t>)>& write) const override {
+    const auto count = static_cast<std::int64_t>(container_.blocks().size());
+    if (index < 0 || index >= count) {
+      (void)block(index);  // throws the error for a block that does not exist
+      return;
+    }
+    container_.data_stream(static_cast<std::size_t>(index), verify_, write);
+  }
+
   io::Buffer external(const std::string& uri) const override {
     const tree::ReferenceTarget target = tree::split_reference(uri);
     const fs::path path = tree::resolve_document_path(target.document, policy_, container_.name());
@@ -152,6 +172,15 @@ tree::NodePtr AsdfFile::resolved_tree() const {
 ndarray::NDArray AsdfFile::array(const tree::Node& node, const std::string& path) const {
   try {
     return ndarray::NDArray::from_node(node, *state_->blocks, path);
+  } catch (const Error& e) {
+    throw e.with_context(ErrorContext{.file = state_->path, .tree_path = path});
+  }
+}
+
+ndarray::NDArray AsdfFile::array(const tree::Node& node, const std::string& path,
+                                 ndarray::NDArray::Load load) const {
+  try {
+    return ndarray::NDArray::from_node(node, *state_->blocks, path, load);
   } catch (const Error& e) {
     throw e.with_context(ErrorContext{.file = state_->path, .tree_path = path});
   }

@@ -56,6 +56,12 @@ class AsdfFile {
   /// Read the ndarray described by `node` (a `core/ndarray` mapping of this file's tree);
   /// `path` is its JSON Pointer, used in errors.
   ndarray::NDArray array(const tree::Node& node, const std::string& path = "") const;
+  /// Read the ndarray `node` with its block read as `load` says. With `Load::kDeferred` a
+  /// compressed block of 16 MiB or more is decoded only when its bytes are first needed, or
+  /// streamed a few MiB at a time (`NDArray::stream_bytes`); such an array must not outlive
+  /// this file object (or a copy of it).
+  ndarray::NDArray array(const tree::Node& node, const std::string& path,
+                         ndarray::NDArray::Load load) const;
 
  private:
   struct State;

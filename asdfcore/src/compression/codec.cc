@@ -4,6 +4,7 @@
 #include <string>
 
 #include "asdfcore/error.h"
+#include "asdfcore/io/buffer.h"
 
 namespace asdfcore::compression {
 
@@ -19,6 +20,18 @@ void Codec::compress_stream(std::uint64_t size, const ReadNext& read, const Writ
   const std::vector<std::uint8_t> encoded = compress(input, options);
   input = {};
   write(encoded);
+}
+
+void Codec::decompress_stream(const io::Buffer& input, std::uint64_t size,
+                              const WriteNext& write) const {
+  if (size > std::numeric_limits<std::size_t>::max()) {
+    throw Error(ErrorCode::kLimit, std::string(label()) + ": a block of " + std::to_string(size) +
+                                       " bytes does not fit in memory on this machine");
+  }
+  const io::WritableBuffer out = io::Buffer::allocate(static_cast<std::size_t>(size));
+  decompress(input.span(), out.bytes);
+  input.release();
+  write(out.buffer.span());
 }
 
 }  // namespace asdfcore::compression

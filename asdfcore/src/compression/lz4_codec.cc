@@ -93,8 +93,42 @@ class Lz4Codec final : public Codec {
 
   void decompress(std::span<const std::uint8_t> input,
                   std::span<std::uint8_t> output) const override {
+    decode_chunks(
+        input, output.size(),
+        [output](std::uint64_t at, std::uint32_t n) {
+          return output.subspan(static_cast<std::size_t>(at), n);
+        },
+        [](std::span<const std::uint8_t>, const std::uint8_t*) {});
+  }
+
+  void decompress_stream(const io::Buffer& input, std::uint64_t size,
+                         const WriteNext& write) const override {
+    // One chunk at a time through one buffer (python asdf's chunks decode to 4 MiB each); the
+    // input's pages go once their chunk is decoded.
+    std::vector<std::uint8_t> buffer;
+    const std::uint8_t* consumed = input.data();
+    decode_chunks(
+        input.span(), size,
+        [&buffer](std::uint64_t, std::uint32_t n) {
+          if (buffer.size() < n) buffer.resize(n);
+          return std::span<std::uint8_t>(buffer.data(), n);
+        },
+        [&](std::span<const std::uint8_t> piece, const std::uint8_t* input_end) {
+          write(piece);
+          input.release(std::span<const std::uint8_t>(consumed, input_end));
+          consumed = input_end;
+        });
+  }
+
+ private:
+  /// Decode the chunks of `input`, which must add up to `size` bytes, in order: each into the
+  /// span `place(decoded offset, decoded length)` returns, which is then handed to `done` with
+  /// the end of the chunk's input.
+  template <typename Place, typename Done>
+  static void decode_chunks(std::span<const std::uint8_t> input, std::uint64_t size,
+                            const Place& place, const Done& done) {
     std::size_t in = 0;
-    std::size_t out = 0;
+    std::uint64_t out = 0;
     std::size_t chunk = 0;
     while (in < input.size()) {
       const std::string where = "chunk " + std::to_string(chunk) + " at input byte " +
@@ -110,24 +144,28 @@ class Lz4Codec final : public Codec {
              std::to_string(input.size()) + " stored bytes");
       }
       const std::uint32_t decoded = load_le32(input.data() + in + 4);
-      if (decoded > output.size() - out) {
+      if (decoded > size - out) {
         fail(where + ": chunk decodes to " + std::to_string(decoded) +
-             " bytes, more than the declared data_size of " + std::to_string(output.size()) +
+             " bytes, more than the declared data_size of " + std::to_string(size) +
              " leaves room for");
       }
+      const std::span<std::uint8_t> target = place(out, decoded);
       const int got = LZ4_decompress_safe(reinterpret_cast<const char*>(input.data() + in + 8),
-                                          reinterpret_cast<char*>(output.data() + out),
+                                          reinterpret_cast<char*>(target.data()),
                                           static_cast<int>(stored - 4), static_cast<int>(decoded));
       if (got < 0 || static_cast<std::uint32_t>(got) != decoded) {
         fail(where + ": corrupt lz4 data");
+      }
+      if (decoded > 0) {
+        done(std::span<const std::uint8_t>(target), input.data() + in + 4 + std::size_t{stored});
       }
       in += 4 + std::size_t{stored};
       out += decoded;
       ++chunk;
     }
-    if (out != output.size()) {
+    if (out != size) {
       fail("stream decodes to " + std::to_string(out) + " bytes, but the block declares " +
-           "data_size " + std::to_string(output.size()));
+           "data_size " + std::to_string(size));
     }
   }
 };

@@ -222,10 +222,49 @@ io::Buffer Container::stored_data(std::size_t i) const {
   return bytes_.slice(b.data_offset, b.stored_size);
 }
 
+const compression::Codec* Container::codec_for(std::size_t i) const {
+  const BlockInfo& b = block_at(i);
+  const std::string label = b.header.compression_label();
+  if (label.empty()) return nullptr;
+  const compression::Codec* codec = codecs_.find(label);
+  if (codec == nullptr) {
+    std::string known;
+    for (const auto& l : codecs_.labels()) known += (known.empty() ? "" : ", ") + l;
+    throw Error(ErrorCode::kCompression,
+                "unknown compression '" + label + "' (known: " + known +
+                    "); this block cannot be decoded, the tree and other blocks can",
+                where(i));
+  }
+  if (b.header.data_size > max_block_data_size_) {
+    throw Error(ErrorCode::kLimit,
+                "block declares data_size " + std::to_string(b.header.data_size) +
+                    " bytes, above the limit of " + std::to_string(max_block_data_size_) +
+                    " (raise ReadOptions::max_block_data_size, fitsasdf --max-memory, to read it)",
+                where(i));
+  }
+  if (b.header.data_size > codec->max_decoded_size(b.stored_size)) {
+    throw Error(ErrorCode::kCompression,
+                "block declares data_size " + std::to_string(b.header.data_size) +
+                    " bytes, more than " + std::to_string(b.stored_size) + " bytes of " + label +
+                    " data can decode to",
+                where(i));
+  }
+  return codec;
+}
+
+Error Container::checksum_mismatch(std::size_t i, const compression::Md5Digest& stored_md5) const {
+  const BlockInfo& b = block_at(i);
+  return Error(ErrorCode::kChecksum,
+               "checksum mismatch: the block stores MD5 " + compression::to_hex(b.header.checksum) +
+                   " but its data hashes to " + compression::to_hex(stored_md5) +
+                   (b.header.compression_label().empty() ? "" : " (stored bytes)"),
+               where(i));
+}
+
 io::Buffer Container::data(std::size_t i, bool verify_checksum) const {
   const BlockInfo& b = block_at(i);
   io::Buffer stored = bytes_.slice(b.data_offset, b.stored_size);
-  const std::string label = b.header.compression_label();
+  const compression::Codec* codec = codec_for(i);
   compression::Md5Digest stored_md5{};
   bool stored_ok = false;
   if (verify_checksum && b.header.has_checksum()) {
@@ -233,32 +272,9 @@ io::Buffer Container::data(std::size_t i, bool verify_checksum) const {
     stored_ok = stored_md5 == b.header.checksum;
   }
   io::Buffer decoded;
-  if (label.empty()) {
+  if (codec == nullptr) {
     decoded = stored;
   } else {
-    const compression::Codec* codec = codecs_.find(label);
-    if (codec == nullptr) {
-      std::string known;
-      for (const auto& l : codecs_.labels()) known += (known.empty() ? "" : ", ") + l;
-      throw Error(ErrorCode::kCompression,
-                  "unknown compression '" + label + "' (known: " + known +
-                      "); this block cannot be decoded, the tree and other blocks can",
-                  where(i));
-    }
-    if (b.header.data_size > max_block_data_size_) {
-      throw Error(ErrorCode::kLimit,
-                  "block declares data_size " + std::to_string(b.header.data_size) +
-                      " bytes, above the limit of " + std::to_string(max_block_data_size_) +
-                      " (raise ReadOptions::max_block_data_size, fitsasdf --max-memory, to read it)",
-                  where(i));
-    }
-    if (b.header.data_size > codec->max_decoded_size(b.stored_size)) {
-      throw Error(ErrorCode::kCompression,
-                  "block declares data_size " + std::to_string(b.header.data_size) +
-                      " bytes, more than " + std::to_string(b.stored_size) + " bytes of " + label +
-                      " data can decode to",
-                  where(i));
-    }
     io::WritableBuffer out;
     try {
       if (b.header.data_size > std::numeric_limits<std::size_t>::max()) throw std::bad_alloc();
@@ -277,14 +293,55 @@ io::Buffer Container::data(std::size_t i, bool verify_checksum) const {
     decoded = std::move(out.buffer);
   }
   if (verify_checksum && b.header.has_checksum() && !stored_ok &&
-      (label.empty() || compression::md5(decoded.span()) != b.header.checksum)) {
-    throw Error(ErrorCode::kChecksum,
-                "checksum mismatch: the block stores MD5 " +
-                    compression::to_hex(b.header.checksum) + " but its data hashes to " +
-                    compression::to_hex(stored_md5) + (label.empty() ? "" : " (stored bytes)"),
-                where(i));
+      (codec == nullptr || compression::md5(decoded.span()) != b.header.checksum)) {
+    throw checksum_mismatch(i, stored_md5);
   }
   return decoded;
+}
+
+void Container::data_stream(std::size_t i, bool verify_checksum,
+                            const compression::WriteNext& write) const {
+  const BlockInfo& b = block_at(i);
+  const io::Buffer stored = bytes_.slice(b.data_offset, b.stored_size);
+  const compression::Codec* codec = codec_for(i);
+  compression::Md5Digest stored_md5{};
+  bool stored_ok = false;
+  if (verify_checksum && b.header.has_checksum()) {
+    stored_md5 = compression::md5(stored.span());
+    stored_ok = stored_md5 == b.header.checksum;
+  }
+  // The other convention (MD5 of the decoded bytes) is hashed on the way.
+  const bool hash_decoded = verify_checksum && b.header.has_checksum() && !stored_ok && codec;
+  compression::Md5 decoded_md5;
+  const auto hand_on = [&](std::span<const std::uint8_t> piece) {
+    if (hash_decoded) decoded_md5.update(piece);
+    write(piece);
+  };
+  if (codec == nullptr) {
+    // Mapped bytes in large pieces whose pages are let go once handed on.
+    constexpr std::size_t kPiece = std::size_t{16} << 20;
+    const auto bytes = stored.span();
+    for (std::size_t at = 0; at < bytes.size(); at += kPiece) {
+      const auto part = bytes.subspan(at, std::min(kPiece, bytes.size() - at));
+      hand_on(part);
+      stored.release(part);
+    }
+  } else {
+    try {
+      codec->decompress_stream(stored, b.header.data_size, hand_on);
+    } catch (const Error& e) {
+      throw e.with_context(where(i));
+    } catch (const std::bad_alloc&) {
+      throw Error(ErrorCode::kLimit,
+                  "block declares data_size " + std::to_string(b.header.data_size) +
+                      " bytes, which cannot be allocated",
+                  where(i));
+    }
+  }
+  if (verify_checksum && b.header.has_checksum() && !stored_ok &&
+      (!hash_decoded || decoded_md5.finish() != b.header.checksum)) {
+    throw checksum_mismatch(i, stored_md5);
+  }
 }
 
 ChecksumStatus Container::check(std::size_t i) const {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <span>
 #include <string_view>
 #include <type_traits>
@@ -808,10 +809,24 @@ std::string format_source_describe(const Source& s) {
 std::string Source::describe() const { return format_source_describe(*this); }
 
 /// Builds an NDArray from its node; a friend of NDArray so it can fill the private members.
+struct NDArray::Deferred {
+  Deferred(const BlockProvider* provider, std::int64_t index, std::uint64_t declared,
+           std::string node_path)
+      : blocks(provider), block(index), size(declared), path(std::move(node_path)) {}
+
+  const BlockProvider* blocks;
+  std::int64_t block;
+  std::uint64_t size;  ///< The block's declared decoded size.
+  std::string path;    ///< The ndarray node's path, for errors.
+  std::once_flag once;
+  io::Buffer bytes;    ///< The decoded block, once read.
+};
+
 class NDArrayReader {
  public:
-  NDArrayReader(const BlockProvider& blocks, const std::string& path)
-      : blocks_(blocks), path_(path) {}
+  NDArrayReader(const BlockProvider& blocks, const std::string& path,
+                NDArray::Load load = NDArray::Load::kNow)
+      : blocks_(blocks), path_(path), load_(load) {}
 
   NDArray read(const Node& node) {
     NDArray a;
@@ -900,7 +915,14 @@ class NDArrayReader {
         a.source_.kind = SourceKind::kBlock;
         a.source_.index = index;
         a.source_.block = index < 0 ? count - magnitude(index) : magnitude(index);
-        return blocks_.block(static_cast<std::int64_t>(a.source_.block));
+        const auto block = static_cast<std::int64_t>(a.source_.block);
+        if (load_ == NDArray::Load::kDeferred) {
+          if (const auto size = blocks_.streamable_block_size(block)) {
+            a.deferred_ = std::make_shared<NDArray::Deferred>(&blocks_, block, *size, path_);
+            return {};
+          }
+        }
+        return blocks_.block(block);
       }
       if (source.is_string()) {
         a.source_.kind = SourceKind::kExternal;
@@ -966,7 +988,7 @@ class NDArrayReader {
       fail(path_ + "/shape",
            "cannot resolve '*': a row of shape " + shape_text(a.shape_) + " holds no bytes");
     }
-    const std::uint64_t size = a.data_.size();
+    const std::uint64_t size = a.byte_size();
     a.shape_[0] = a.offset_ <= size ? (size - a.offset_) / row : 0;
   }
 
@@ -995,7 +1017,7 @@ class NDArrayReader {
         if (a.shape_[d] != 0) step *= a.shape_[d];
       }
     }
-    const std::uint64_t size = a.data_.size();
+    const std::uint64_t size = a.byte_size();
     const std::string where = a.source_.describe();
     if (a.offset_ > size) {
       fail(path_, "offset " + std::to_string(a.offset_) + " lies past the end of " + where +
@@ -1174,11 +1196,52 @@ class NDArrayReader {
 
   const BlockProvider& blocks_;
   const std::string& path_;
+  NDArray::Load load_;
 };
 
 NDArray NDArray::from_node(const tree::Node& node, const BlockProvider& blocks,
                            const std::string& path) {
   return NDArrayReader(blocks, path).read(node);
+}
+
+NDArray NDArray::from_node(const tree::Node& node, const BlockProvider& blocks,
+                           const std::string& path, Load load) {
+  return NDArrayReader(blocks, path, load).read(node);
+}
+
+const io::Buffer& NDArray::data() const {
+  if (!deferred_) return data_;
+  Deferred& d = *deferred_;
+  // A throw leaves the flag unset: the next use tries again (and reports again).
+  std::call_once(d.once, [&d] {
+    try {
+      d.bytes = d.blocks->block(d.block);
+    } catch (const Error& e) {
+      throw e.with_context(ErrorContext{.tree_path = d.path + "/source"});
+    }
+  });
+  return d.bytes;
+}
+
+std::uint64_t NDArray::byte_size() const noexcept {
+  return deferred_ ? deferred_->size : data_.size();
+}
+
+bool NDArray::can_stream() const noexcept {
+  return deferred_ && offset_ == 0 && nbytes_ == deferred_->size && is_c_contiguous();
+}
+
+void NDArray::stream_bytes(
+    const std::function<void(std::span<const std::uint8_t>)>& write) const {
+  if (!can_stream()) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "stream_bytes needs an array that is the whole of a deferred block in C order");
+  }
+  try {
+    deferred_->blocks->stream_block(deferred_->block, write);
+  } catch (const Error& e) {
+    throw e.with_context(ErrorContext{.tree_path = deferred_->path + "/source"});
+  }
 }
 
 bool NDArray::is_c_contiguous() const noexcept {
@@ -1193,13 +1256,13 @@ bool NDArray::is_c_contiguous() const noexcept {
 
 std::optional<io::Buffer> NDArray::contiguous_view() const {
   if (!is_c_contiguous()) return std::nullopt;
-  return data_.slice(static_cast<std::size_t>(offset_), static_cast<std::size_t>(nbytes_));
+  return data().slice(static_cast<std::size_t>(offset_), static_cast<std::size_t>(nbytes_));
 }
 
 std::vector<std::uint8_t> NDArray::to_c_order(ByteOrder target,
                                               std::optional<std::uint64_t> max_bytes) const {
   const std::uint64_t limit =
-      max_bytes.value_or(std::max<std::uint64_t>(data_.size(), kMinCopyLimit));
+      max_bytes.value_or(std::max<std::uint64_t>(byte_size(), kMinCopyLimit));
   if (nbytes_ > limit) {
     throw Error(ErrorCode::kLimit, "copying this array needs " + std::to_string(nbytes_) +
                                        " bytes, more than the "
@@ -1212,9 +1275,9 @@ std::vector<std::uint8_t> NDArray::to_c_order(ByteOrder target,
   if (nbytes_ == 0) return out;
   std::uint8_t* cursor = out.data();
   if (is_c_contiguous()) {
-    std::memcpy(cursor, data_.data() + offset_, out.size());
+    std::memcpy(cursor, data().data() + offset_, out.size());
   } else {
-    gather(data_.data(), offset_, shape_, strides_, dtype_.itemsize(),
+    gather(data().data(), offset_, shape_, strides_, dtype_.itemsize(),
            [&cursor](const std::uint8_t* p, std::uint64_t n) {
              std::memcpy(cursor, p, static_cast<std::size_t>(n));
              cursor += n;
@@ -1228,7 +1291,7 @@ std::vector<std::uint8_t> NDArray::to_c_order(ByteOrder target,
 std::string NDArray::md5_le() const {
   // The same bound as to_c_order: a view whose strides overlap could make a small block hash
   // as terabytes.
-  const std::uint64_t limit = std::max<std::uint64_t>(data_.size(), kMinCopyLimit);
+  const std::uint64_t limit = std::max<std::uint64_t>(byte_size(), kMinCopyLimit);
   if (nbytes_ > limit) {
     throw Error(ErrorCode::kLimit, "hashing this array reads " + std::to_string(nbytes_) +
                                        " bytes, more than the limit of " + std::to_string(limit) +
@@ -1238,7 +1301,7 @@ std::string NDArray::md5_le() const {
   const std::vector<SwapRun> plan = dtype_.swap_plan(ByteOrder::kLittle);
   const std::uint64_t itemsize = dtype_.itemsize();
   if (nbytes_ != 0 && is_c_contiguous() && plan.empty()) {
-    md5.update(std::span<const std::uint8_t>(data_.data() + offset_, nbytes_));
+    md5.update(std::span<const std::uint8_t>(data().data() + offset_, nbytes_));
   } else if (nbytes_ != 0) {
     const std::uint64_t capacity = std::max<std::uint64_t>(kChunkBytes / itemsize, 1) * itemsize;
     std::vector<std::uint8_t> chunk(static_cast<std::size_t>(capacity));
@@ -1260,9 +1323,9 @@ std::string NDArray::md5_le() const {
       }
     };
     if (is_c_contiguous()) {
-      sink(data_.data() + offset_, nbytes_);
+      sink(data().data() + offset_, nbytes_);
     } else {
-      gather(data_.data(), offset_, shape_, strides_, itemsize, sink);
+      gather(data().data(), offset_, shape_, strides_, itemsize, sink);
     }
     if (used) flush();
   }
@@ -1271,7 +1334,7 @@ std::string NDArray::md5_le() const {
 }
 
 std::vector<std::uint8_t> NDArray::mask_c_order() const {
-  const std::uint64_t limit = std::max<std::uint64_t>(data_.size(), kMinCopyLimit);
+  const std::uint64_t limit = std::max<std::uint64_t>(byte_size(), kMinCopyLimit);
   if (size_ > limit) {
     throw Error(ErrorCode::kLimit, "the mask of this array would need " + std::to_string(size_) +
                                        " bytes, more than " + std::to_string(limit));
@@ -1307,9 +1370,9 @@ std::vector<std::uint8_t> NDArray::mask_c_order() const {
       }
     };
     if (is_c_contiguous()) {
-      visit(data_.data() + offset_, nbytes_);
+      visit(data().data() + offset_, nbytes_);
     } else {
-      gather(data_.data(), offset_, shape_, strides_, itemsize, visit);
+      gather(data().data(), offset_, shape_, strides_, itemsize, visit);
     }
   }
   return out;

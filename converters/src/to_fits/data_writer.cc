@@ -16,7 +16,9 @@ using asdfcore::ndarray::NDArray;
 NDArray ItemInput::array(const asdfcore::tree::Node& node, const std::string& key) const {
   const std::string path = item.path + "/" + key;
   try {
-    return file.array(node, path);
+    // Deferred: a large compressed block is decoded only if something reads its bytes, and an
+    // image that is the whole block is streamed from it (write_big_endian).
+    return file.array(node, path, NDArray::Load::kDeferred);
   } catch (const Error& e) {
     throw e.with_context(where);
   }
@@ -92,6 +94,26 @@ void write_big_endian(const NDArray& array, bool flip_sign, DataSink& sink) {
       for (std::size_t i = 0; i < bytes.size(); i += itemsize) bytes[i] ^= 0x80;
     }
   };
+  if (array.can_stream()) {
+    // A compressed block decoded a few MiB at a time. The pieces may end inside an element,
+    // so a transformed piece's last partial element waits for the next piece.
+    std::vector<std::uint8_t> scratch;
+    std::size_t pending = 0;  // bytes of a partial element at the front of scratch
+    array.stream_bytes([&](std::span<const std::uint8_t> piece) {
+      if (plan.empty() && !flip_sign) {
+        sink.write(piece);
+        return;
+      }
+      scratch.resize(pending + piece.size());
+      std::copy(piece.begin(), piece.end(), scratch.begin() + static_cast<std::ptrdiff_t>(pending));
+      const std::size_t whole = scratch.size() / itemsize * itemsize;
+      change(std::span<std::uint8_t>(scratch.data(), whole));
+      sink.write(std::span<const std::uint8_t>(scratch.data(), whole));
+      pending = scratch.size() - whole;
+      std::copy(scratch.begin() + static_cast<std::ptrdiff_t>(whole), scratch.end(), scratch.begin());
+    });
+    return;
+  }
   if (const auto view = array.contiguous_view()) {
     const auto bytes = view->span();
     if (plan.empty() && !flip_sign) {

@@ -18,7 +18,8 @@ struct ItemInput {
   const FitsItem& item;
   asdfcore::ErrorContext where;  ///< File, HDU and the item's tree path.
 
-  /// Read the ndarray `node`, found at `key` of the item.
+  /// Read the ndarray `node`, found at `key` of the item, its block deferred
+  /// (`NDArray::Load::kDeferred`: decoded when first read, or streamed).
   asdfcore::ndarray::NDArray array(const asdfcore::tree::Node& node, const std::string& key) const;
   /// Return an error of `code` at this item.
   asdfcore::Error error(asdfcore::ErrorCode code, const std::string& message) const;
@@ -54,7 +55,8 @@ hdu::BinaryLayout binary_layout(const ItemInput& input, HduReport& notes);
 
 /// Write the elements of `array` in C order, big-endian, with the sign bit of each element
 /// flipped when `flip_sign` (unsigned integers back to FITS's offset form): streamed in pieces
-/// from a contiguous block, else through one C-order copy.
+/// from a contiguous block, or decoded piece by piece from a compressed block the array fills
+/// (`NDArray::can_stream`), else through one C-order copy.
 void write_big_endian(const asdfcore::ndarray::NDArray& array, bool flip_sign, DataSink& sink);
 
 }  // namespace fitsasdf::to_fits

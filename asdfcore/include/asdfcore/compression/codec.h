@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "asdfcore/io/buffer.h"
+
 namespace asdfcore::compression {
 
 /// Settings for compressing one block.
@@ -69,6 +71,19 @@ class Codec {
   /// writes past `output`.
   virtual void decompress(std::span<const std::uint8_t> input,
                           std::span<std::uint8_t> output) const = 0;
+
+  /// Decode `input` (all of a block's stored bytes) and hand the decoded bytes to `write` in
+  /// order, in pieces, holding a bounded amount in memory (zlib: 4 MiB pieces through ISA-L's
+  /// streaming inflate, each written by a second thread while the next is decoded; lz4: one
+  /// chunk at a time), so a block of any size can be written somewhere else without being
+  /// decoded whole. The pages of a file-backed `input` are released as they are consumed. The
+  /// bytes handed on are those `decompress` gives into `size` bytes, and the same streams are
+  /// refused, with `Error` (compression); but a stream found corrupt part way has had its
+  /// earlier pieces handed on already, so the caller must discard what it wrote. `write` is
+  /// called one call at a time, possibly from another thread. The default decodes the whole
+  /// block into memory and hands it on at once (bzp2, and codecs added by users).
+  virtual void decompress_stream(const io::Buffer& input, std::uint64_t size,
+                                 const WriteNext& write) const;
 };
 
 /// The codecs a reader or writer knows, looked up by label; the first match wins.

@@ -99,6 +99,12 @@ class Container {
   /// exactly data_size bytes. With `verify_checksum`, throw `Error` (checksum) naming the block
   /// and its offset when the stored MD5 matches neither convention.
   io::Buffer data(std::size_t i, bool verify_checksum = false) const;
+  /// Hand block `i`'s decoded data to `write` in order, in pieces, without holding it whole:
+  /// mapped pieces of an uncompressed block, or the codec's `decompress_stream` (a few MiB at a
+  /// time for zlib and lz4). The same checks and errors as `data`, except that a corrupt
+  /// stream or a checksum mismatch is found only after earlier pieces were handed on: whoever
+  /// writes them somewhere must discard the result when this throws.
+  void data_stream(std::size_t i, bool verify_checksum, const compression::WriteNext& write) const;
   /// Compare block `i`'s checksum with its stored and decoded bytes.
   ChecksumStatus check(std::size_t i) const;
 
@@ -111,6 +117,12 @@ class Container {
                    bool strict);
   const BlockInfo& block_at(std::size_t i) const;
   ErrorContext where(std::size_t i) const;
+  /// Return block `i`'s codec (nullptr when uncompressed) after checking that it is known and
+  /// that the declared data_size is within the limit and what the stored bytes can decode to.
+  const compression::Codec* codec_for(std::size_t i) const;
+  /// Return the error for block `i`, whose stored bytes hash to `stored_md5`, matching neither
+  /// checksum convention.
+  Error checksum_mismatch(std::size_t i, const compression::Md5Digest& stored_md5) const;
 
   std::string name_;
   io::Buffer bytes_;

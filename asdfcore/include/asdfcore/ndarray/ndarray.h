@@ -9,8 +9,10 @@
 
 #include <complex>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <variant>
 #include <vector>
@@ -37,6 +39,20 @@ class BlockProvider {
   /// Return why blocks past `block_count()` cannot be reached (the file is cut, a block header
   /// is damaged), for the error about a `source` naming no block; empty when nothing is known.
   virtual std::string missing_blocks_reason() const { return {}; }
+  /// Return the decoded size of block `index` (0-based) when `stream_block` hands it on
+  /// without decoding it whole first (a large compressed block of this file), else nothing
+  /// (the default): `NDArray::from_node` with `Load::kDeferred` then reads it with `block`.
+  virtual std::optional<std::uint64_t> streamable_block_size(std::int64_t index) const {
+    (void)index;
+    return std::nullopt;
+  }
+  /// Hand block `index`'s decoded data (0-based) to `write` in order, in pieces. A failure
+  /// part way (a corrupt stream, a checksum mismatch) throws after earlier pieces were handed
+  /// on. The default hands on `block(index)` whole.
+  virtual void stream_block(std::int64_t index,
+                            const std::function<void(std::span<const std::uint8_t>)>& write) const {
+    write(block(index).span());
+  }
 };
 
 /// What a `source` names.
@@ -93,6 +109,18 @@ class NDArray {
   static NDArray from_node(const tree::Node& node, const BlockProvider& blocks,
                            const std::string& path);
 
+  /// When `from_node` reads the block of a `source`.
+  enum class Load {
+    kNow,       ///< At once, through `BlockProvider::block`.
+    kDeferred,  ///< A block the provider can stream (`streamable_block_size`) is checked
+                ///< against its declared size only and decoded when the bytes are first
+                ///< needed, or handed on piece by piece by `stream_bytes`. The provider (for an
+                ///< `AsdfFile`, the file) must then outlive the array and its copies.
+  };
+  /// Read `node` as `from_node` does, reading its block as `load` says.
+  static NDArray from_node(const tree::Node& node, const BlockProvider& blocks,
+                           const std::string& path, Load load);
+
   /// The largest inline array accepted, in bytes of converted data.
   static constexpr std::uint64_t kMaxInlineBytes = std::uint64_t{1} << 30;
 
@@ -119,8 +147,19 @@ class NDArray {
   std::uint64_t size() const noexcept { return size_; }
   /// Return the size of the elements in C order, in bytes (`size() * dtype().itemsize()`).
   std::uint64_t nbytes() const noexcept { return nbytes_; }
-  /// Return all bytes of the block (or of the converted inline values; native byte order).
-  const io::Buffer& data() const noexcept { return data_; }
+  /// Return all bytes of the block (or of the converted inline values; native byte order). A
+  /// deferred block is decoded here on first use (throws what `BlockProvider::block` throws).
+  const io::Buffer& data() const;
+
+  /// Return true when the elements are the whole of a deferred block, not yet decoded, in C
+  /// order (offset 0, C-order strides, `nbytes()` = the block's size): `stream_bytes` then hands
+  /// them on a few MiB at a time, without the block ever being in memory whole.
+  bool can_stream() const noexcept;
+  /// Hand the elements in C order, in the stored byte order, to `write` in pieces of any
+  /// length (when `can_stream()`, through `BlockProvider::stream_block`). Throws `Error`
+  /// (invalid-argument) when `can_stream()` is false, and what the provider throws; after a
+  /// failure part way, earlier pieces have been handed on.
+  void stream_bytes(const std::function<void(std::span<const std::uint8_t>)>& write) const;
 
   /// Return the mask description.
   const Mask& mask() const noexcept { return mask_; }
@@ -165,6 +204,11 @@ class NDArray {
   Source source_;
   io::Buffer data_;
   Mask mask_;
+  /// A block read with Load::kDeferred, decoded on first use (shared by the copies).
+  struct Deferred;
+  std::shared_ptr<Deferred> deferred_;
+  /// Return the size of the bytes: a deferred block's declared size, else `data_`'s.
+  std::uint64_t byte_size() const noexcept;
 
   friend class NDArrayReader;
 };
