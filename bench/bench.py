@@ -468,7 +468,10 @@ def machine(args):
         block = capture(["lsblk", "-d", "-n", "-o", "NAME,ROTA,SIZE,MODEL", device])
     df = capture(["df", "-h", "--output=size,used,avail,pcent", args.out]).splitlines()[-1].split()
     commit = capture(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"])
-    dirty = capture(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"], "")
+    # The results file is this script's own output: a change to it alone is not a change to
+    # what is measured.
+    dirty = capture(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no", "--",
+                     ".", ":(exclude)bench/RESULTS.md"], "")
     compiler = "?"
     cache = os.path.join(args.build_dir, "CMakeCache.txt")
     if os.path.exists(cache):
