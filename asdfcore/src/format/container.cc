@@ -252,6 +252,12 @@ const compression::Codec* Container::codec_for(std::size_t i) const {
   return codec;
 }
 
+std::optional<compression::Md5Digest> Container::stored_digest(std::size_t i, bool verify) const {
+  const BlockInfo& b = block_at(i);
+  if (!verify || !b.header.has_checksum()) return std::nullopt;
+  return compression::md5(stored_data(i).span());
+}
+
 Error Container::checksum_mismatch(std::size_t i, const compression::Md5Digest& stored_md5) const {
   const BlockInfo& b = block_at(i);
   return Error(ErrorCode::kChecksum,
@@ -265,12 +271,8 @@ io::Buffer Container::data(std::size_t i, bool verify_checksum) const {
   const BlockInfo& b = block_at(i);
   io::Buffer stored = bytes_.slice(b.data_offset, b.stored_size);
   const compression::Codec* codec = codec_for(i);
-  compression::Md5Digest stored_md5{};
-  bool stored_ok = false;
-  if (verify_checksum && b.header.has_checksum()) {
-    stored_md5 = compression::md5(stored.span());
-    stored_ok = stored_md5 == b.header.checksum;
-  }
+  const auto stored_md5 = stored_digest(i, verify_checksum);
+  const bool stored_ok = stored_md5 && *stored_md5 == b.header.checksum;
   io::Buffer decoded;
   if (codec == nullptr) {
     decoded = stored;
@@ -294,7 +296,7 @@ io::Buffer Container::data(std::size_t i, bool verify_checksum) const {
   }
   if (verify_checksum && b.header.has_checksum() && !stored_ok &&
       (codec == nullptr || compression::md5(decoded.span()) != b.header.checksum)) {
-    throw checksum_mismatch(i, stored_md5);
+    throw checksum_mismatch(i, *stored_md5);
   }
   return decoded;
 }
@@ -304,12 +306,8 @@ void Container::data_stream(std::size_t i, bool verify_checksum,
   const BlockInfo& b = block_at(i);
   const io::Buffer stored = bytes_.slice(b.data_offset, b.stored_size);
   const compression::Codec* codec = codec_for(i);
-  compression::Md5Digest stored_md5{};
-  bool stored_ok = false;
-  if (verify_checksum && b.header.has_checksum()) {
-    stored_md5 = compression::md5(stored.span());
-    stored_ok = stored_md5 == b.header.checksum;
-  }
+  const auto stored_md5 = stored_digest(i, verify_checksum);
+  const bool stored_ok = stored_md5 && *stored_md5 == b.header.checksum;
   // The other convention (MD5 of the decoded bytes) is hashed on the way.
   const bool hash_decoded = verify_checksum && b.header.has_checksum() && !stored_ok && codec;
   compression::Md5 decoded_md5;
@@ -340,7 +338,7 @@ void Container::data_stream(std::size_t i, bool verify_checksum,
   }
   if (verify_checksum && b.header.has_checksum() && !stored_ok &&
       (!hash_decoded || decoded_md5.finish() != b.header.checksum)) {
-    throw checksum_mismatch(i, stored_md5);
+    throw checksum_mismatch(i, *stored_md5);
   }
 }
 

@@ -120,6 +120,9 @@ class Container {
   /// Return block `i`'s codec (nullptr when uncompressed) after checking that it is known and
   /// that the declared data_size is within the limit and what the stored bytes can decode to.
   const compression::Codec* codec_for(std::size_t i) const;
+  /// Return the MD5 of block `i`'s stored bytes when `verify` is set and its header has a
+  /// checksum, else nothing.
+  std::optional<compression::Md5Digest> stored_digest(std::size_t i, bool verify) const;
   /// Return the error for block `i`, whose stored bytes hash to `stored_md5`, matching neither
   /// checksum convention.
   Error checksum_mismatch(std::size_t i, const compression::Md5Digest& stored_md5) const;
