@@ -808,7 +808,7 @@ std::string format_source_describe(const Source& s) {
 
 std::string Source::describe() const { return format_source_describe(*this); }
 
-/// Builds an NDArray from its node; a friend of NDArray so it can fill the private members.
+/// A block read with Load::kDeferred: where to get it, and the bytes once they are decoded.
 struct NDArray::Deferred {
   Deferred(const BlockProvider* provider, std::int64_t index, std::uint64_t declared,
            std::string node_path)
@@ -822,6 +822,7 @@ struct NDArray::Deferred {
   io::Buffer bytes;    ///< The decoded block, once read.
 };
 
+/// Builds an NDArray from its node; a friend of NDArray so it can fill the private members.
 class NDArrayReader {
  public:
   NDArrayReader(const BlockProvider& blocks, const std::string& path,
