@@ -66,7 +66,11 @@ fi
 
 # malloc/calloc of an impossible size return NULL, as they do outside ASan (CFITSIO checks for
 # that); C++ new of such a size, and any allocation above -malloc_limit_mb, still fail the run.
-export ASAN_OPTIONS=${ASAN_OPTIONS:-allocator_may_return_null=1}
+# malloc_context_size=0: no stack is recorded at each malloc and free, which makes the runs
+# about 1.35x faster (asdf_file, 45 s each way). Every error is still caught; a report then
+# lacks the allocation and free stacks, so replay its artifact without it for those:
+#   ASAN_OPTIONS=allocator_may_return_null=1 build-fuzz/tests/fuzz/TARGET_fuzzer ARTIFACT
+export ASAN_OPTIONS=${ASAN_OPTIONS:-allocator_may_return_null=1:malloc_context_size=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 status=0
 summary=()
