@@ -13,9 +13,11 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "asdfcore/compression/codec.h"
 #include "asdfcore/error.h"
+#include "asdfcore/io/buffer.h"
 #include "compression/ordered_parallel.h"
 
 namespace asdfcore::compression {
@@ -232,6 +234,81 @@ class Bzp2Codec final : public Codec {
            "data_size " + std::to_string(output.size()));
     }
   }
+
+  void decompress_stream(const io::Buffer& input, std::uint64_t size,
+                         const WriteNext& write) const override {
+    // libbz2 decodes into a 4 MiB buffer that is handed on whenever it is full. The input is
+    // fed 16 MiB at a time and its pages let go once consumed. bzip2 decodes at a few tens of
+    // MB/s, far below the writer's speed, so the pieces are written on this thread.
+    const std::span<const std::uint8_t> in = input.span();
+    // One byte more than the declared size can hold shows a stream that decodes to more.
+    std::vector<std::uint8_t> buffer(
+        static_cast<std::size_t>(std::min<std::uint64_t>(kStreamPiece, size)) + 1);
+    Decompressor z;
+    std::size_t fed = 0;
+    std::size_t released = 0;
+    std::size_t filled = 0;
+    std::uint64_t done = 0;
+    const auto hand_on = [&] {
+      if (filled == 0) return;
+      write(std::span<const std::uint8_t>(buffer.data(), filled));
+      done += filled;
+      filled = 0;
+    };
+    for (;;) {
+      if (z.stream.avail_in == 0 && fed < in.size()) {
+        input.release(in.subspan(released, fed - released));
+        released = fed;
+        const std::size_t step = std::min<std::size_t>(in.size() - fed, kStreamInput);
+        z.stream.next_in = const_cast<char*>(reinterpret_cast<const char*>(in.data() + fed));
+        z.stream.avail_in = static_cast<unsigned int>(step);
+        fed += step;
+      }
+      const std::size_t room = buffer.size() - filled;
+      z.stream.next_out = reinterpret_cast<char*>(buffer.data() + filled);
+      z.stream.avail_out = static_cast<unsigned int>(room);
+      const unsigned int had_in = z.stream.avail_in;
+      const int rc = BZ2_bzDecompress(&z.stream);
+      const std::size_t produced = room - z.stream.avail_out;
+      filled += produced;
+      if (filled > size - done) {
+        fail("stream decodes to more than the declared data_size of " + std::to_string(size) +
+             " bytes");
+      }
+      if (rc == BZ_STREAM_END) break;
+      if (rc != BZ_OK) {
+        fail("corrupt stream (code " + std::to_string(rc) + ") after " +
+             std::to_string(fed - z.stream.avail_in) + " input bytes");
+      }
+      if (filled == buffer.size()) hand_on();
+      if (produced == 0 && had_in == z.stream.avail_in && fed == in.size()) {
+        fail("stream is truncated: it ends after decoding " + std::to_string(done + filled) +
+             " of " + std::to_string(size) + " bytes");
+      }
+    }
+    hand_on();
+    input.release();
+    if (done != size) {
+      fail("stream decodes to " + std::to_string(done) + " bytes, but the block declares " +
+           "data_size " + std::to_string(size));
+    }
+  }
+
+ private:
+  /// Decoded bytes per piece of `decompress_stream`, and the input fed to libbz2 at a time.
+  static constexpr std::size_t kStreamPiece = std::size_t{4} << 20;
+  static constexpr std::size_t kStreamInput = std::size_t{16} << 20;
+
+  /// A libbz2 decompressor, ended however the decoding stops.
+  struct Decompressor {
+    Decompressor() {
+      if (BZ2_bzDecompressInit(&stream, 0, 0) != BZ_OK) fail("cannot start the decompressor");
+    }
+    ~Decompressor() { BZ2_bzDecompressEnd(&stream); }
+    Decompressor(const Decompressor&) = delete;
+    Decompressor& operator=(const Decompressor&) = delete;
+    bz_stream stream{};
+  };
 };
 
 }  // namespace

@@ -3,7 +3,8 @@
 // (truncated, a flipped byte, a wrong declared size, a bad trailer, a preset dictionary) that
 // `decompress` refuses is refused too, with a compression error; bytes after the end of a zlib
 // stream are ignored by both, as python's zlib does. The zlib pieces go through a second
-// writing thread from 4 MiB on, so the larger inputs cross several pieces.
+// writing thread from 4 MiB on; zlib and bzp2 hand on 4 MiB pieces and lz4 python's 4 MiB
+// chunks, so the larger inputs cross several pieces.
 #include <zlib.h>
 
 #include <cstring>
@@ -118,6 +119,7 @@ TEST_CASE("streaming decompression hands on what whole decompression gives", "[c
   CHECK(o.bytes == data);
   if (label == "zlib" && n > (std::size_t{8} << 20)) CHECK(pieces >= 3);
   if (label == "lz4" && n > (std::size_t{8} << 20)) CHECK(pieces == 3);  // python's 4 MiB chunks
+  if (label == "bzp2" && n > (std::size_t{8} << 20)) CHECK(pieces == 3);  // 4 MiB + 1 each
 }
 
 TEST_CASE("streaming zlib decodes plain zlib streams of every level", "[codec][stream][zlib]") {
@@ -155,6 +157,9 @@ TEST_CASE("streaming and whole decompression refuse the same damaged streams",
     bad[i] = static_cast<std::uint8_t>(bad[i] ^ 0x5a);
     agree(codec, bad, n, "byte " + std::to_string(i) + " flipped");
   }
+  Bytes junk = packed;
+  for (const char c : std::string("not part of the stream")) junk.push_back(static_cast<std::uint8_t>(c));
+  agree(codec, junk, n, "junk after the stream");
 }
 
 TEST_CASE("streaming zlib checks the trailer and header and ignores what follows the stream",
@@ -212,7 +217,7 @@ TEST_CASE("streaming zlib checks the trailer and header and ignores what follows
 TEST_CASE("an error thrown by the writer stops streaming decompression and reaches the caller",
           "[codec][stream][error]") {
   const CodecRegistry registry = CodecRegistry::with_builtins();
-  const std::string label = GENERATE("zlib", "lz4");
+  const std::string label = GENERATE("zlib", "lz4", "bzp2");
   const Codec& codec = *registry.find(label);
   const Bytes data = float_like(std::size_t{13} << 20, 2);
   const auto input = asdfcore::io::Buffer::from_vector(codec.compress(data, {}));

@@ -75,13 +75,13 @@ class Codec {
   /// Decode `input` (all of a block's stored bytes) and hand the decoded bytes to `write` in
   /// order, in pieces, holding a bounded amount in memory (zlib: 4 MiB pieces through ISA-L's
   /// streaming inflate, each written by a second thread while the next is decoded; lz4: one
-  /// chunk at a time), so a block of any size can be written somewhere else without being
+  /// chunk at a time; bzp2: 4 MiB pieces through libbz2's streaming decoder), so a block of any size can be written somewhere else without being
   /// decoded whole. The pages of a file-backed `input` are released as they are consumed. The
   /// bytes handed on are those `decompress` gives into `size` bytes, and the same streams are
   /// refused, with `Error` (compression); but a stream found corrupt part way has had its
   /// earlier pieces handed on already, so the caller must discard what it wrote. `write` is
   /// called one call at a time, possibly from another thread. The default decodes the whole
-  /// block into memory and hands it on at once (bzp2, and codecs added by users).
+  /// block into memory and hands it on at once (codecs added by users).
   virtual void decompress_stream(const io::Buffer& input, std::uint64_t size,
                                  const WriteNext& write) const;
 };
