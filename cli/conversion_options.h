@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "checksum_options.h"
 #include "command_line.h"
 #include "limit_options.h"
 #include "fitsasdf/convert.h"
@@ -57,7 +58,6 @@ inline void add_conversion_options(boost::program_options::options_description& 
       "standard", po::value<std::string>()->default_value("1.5.0"), "ASDF Standard to declare")(
       "no-native-view", "write only the fits item, no arrays by EXTNAME or quantities")(
       "no-fsync", "do not flush the output to disk before renaming it into place")(
-      "no-checksum", "store no MD5 checksums in the block headers (faster for large images)")(
       "fits-list",
       "FITS input with an ASDF extension (JWST, AsdfInFits): convert it HDU by HDU "
       "into a fits list like any FITS file, instead of writing its embedded tree")(
@@ -69,6 +69,7 @@ inline void add_conversion_options(boost::program_options::options_description& 
       "bzp2: 1-9; lz4: acceleration")(
       "threads", po::value<unsigned>()->default_value(0),
       "threads that compress the pieces of a large block side by side (0: one per core)");
+  add_checksum_options(opts);
   add_limit_options(opts);
 }
 
@@ -94,7 +95,7 @@ inline ConvertOptions fits_to_asdf_options(const boost::program_options::variabl
   options.native_byte_order = vm.count("native-byteorder") > 0;
   options.native_view = vm.count("no-native-view") == 0;
   options.durable = vm.count("no-fsync") == 0;
-  options.checksums = vm.count("no-checksum") == 0;
+  options.checksum = read_checksum_option(vm);
   options.asdf_standard = vm["standard"].as<std::string>();
   // A FITS file that carries its own ASDF tree (JWST, AsdfInFits) gives that tree.
   options.embedded_tree = vm.count("fits-list") == 0;
@@ -111,7 +112,8 @@ inline ConvertOptions fits_to_asdf_options(const boost::program_options::variabl
 /// an ASDF input).
 inline void refuse_fits_only_options(const boost::program_options::variables_map& vm) {
   namespace po = boost::program_options;
-  for (const char* fits_only : {"scaling", "fits-tag", "compress", "compression-level", "standard"}) {
+  for (const char* fits_only :
+       {"scaling", "fits-tag", "compress", "compression-level", "standard", "checksum"}) {
     if (!vm[fits_only].defaulted()) {
       throw po::error(std::string("--") + fits_only +
                       " applies to FITS input; the input is an ASDF file (written to FITS)");

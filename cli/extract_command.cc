@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "checksum_options.h"
 #include "command_line.h"
 #include "commands.h"
 #include "exit_codes.h"
@@ -19,15 +20,15 @@ int run_extract(const std::vector<std::string>& args) {
       "output,o", po::value<std::string>(), "the ASDF file to write (default: IN with .asdf)")(
       "compress", po::value<std::string>()->default_value("none"), "zlib, bzp2, lz4 or none")(
       "no-fsync", "do not flush the output to disk before renaming it into place")(
-      "no-checksum", "store no MD5 checksums in the block headers")(
       "quiet,q", "print nothing on success")("input", po::value<std::string>(), "the FITS file");
+  add_checksum_options(opts);
   po::variables_map vm;
   if (!parse_command_line(args, opts, "input", vm)) return kExitOk;
   if (!vm.count("input")) throw po::error("fitsasdf extract needs an input file");
   ConvertOptions options;
   options.compression = block_compression(vm["compress"].as<std::string>());
   options.durable = vm.count("no-fsync") == 0;
-  options.checksums = vm.count("no-checksum") == 0;
+  options.checksum = read_checksum_option(vm);
   const std::string input = vm["input"].as<std::string>();
   const std::string output = vm.count("output")
                                  ? vm["output"].as<std::string>()

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "asdfcore/rewrite.h"
+#include "checksum_options.h"
 #include "command_line.h"
 #include "commands.h"
 #include "exit_codes.h"
@@ -19,13 +20,16 @@ struct Parsed {
   bool help = false;
 };
 
-/// Parse "IN -o OUT [--compress C] [--standard V] [--no-index]" shared by the rewrites.
+/// Parse "IN -o OUT [--compress C] [--standard V] [--no-index] [--checksum K]" shared by the
+/// rewrites.
 Parsed parse(const std::string& name, const std::vector<std::string>& args, bool compress) {
   po::options_description opts("fitsasdf " + name + " IN -o OUT [options]");
   opts.add_options()("help,h", "show this help")("output,o", po::value<std::string>(),
                                                   "the file to write")(
       "standard", po::value<std::string>(), "ASDF Standard version to declare (default: input's)")(
       "no-index", "do not write a block index")("input", po::value<std::string>(), "the input");
+  const bool blocks = name != "to-yaml";  // to-yaml writes no blocks
+  if (blocks) add_checksum_options(opts);
   if (compress) {
     opts.add_options()("compress", po::value<std::string>()->default_value("input"),
                        "block compression: zlib, bzp2, lz4, none, or input (keep each block's)");
@@ -43,6 +47,7 @@ Parsed parse(const std::string& name, const std::vector<std::string>& args, bool
   p.output = vm["output"].as<std::string>();
   if (vm.count("standard")) p.options.asdf_standard = vm["standard"].as<std::string>();
   if (vm.count("no-index")) p.options.layout.block_index = false;
+  if (blocks) p.options.layout.checksum = read_checksum_option(vm);
   if (compress) {
     const std::string c = vm["compress"].as<std::string>();
     if (c == "none") {

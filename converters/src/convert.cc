@@ -190,8 +190,7 @@ ConversionReport convert_fits_to_asdf(const std::string& input, const std::strin
   write.asdf_standard = options.asdf_standard;
   write.layout.durable = options.durable;
   write.layout.threads = options.threads;
-  write.layout.checksum = options.checksums ? asdfcore::format::ChecksumConvention::kStoredBytes
-                                            : asdfcore::format::ChecksumConvention::kNone;
+  write.layout.checksum = options.checksum;
   asdfcore::write_asdf(output, root, sink.blocks(options.compression, options.compression_level),
                        write);
   report.bytes_in = std::filesystem::file_size(input);

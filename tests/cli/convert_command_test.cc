@@ -234,6 +234,8 @@ TEST_CASE("convert rejects a wrong command line with exit 4 and no output", "[cl
       {{"--scaling", "linear"}, "'linear'"},
       {{"--fits-tag", "stsci"}, "'stsci'"},
       {{"--compress", "gzip"}, "'gzip'"},
+      {{"--checksum", "sha1"}, "'sha1'"},
+      {{"--no-checksum", "--checksum", "decoded"}, "contradicts"},
       {{"--standard", "9.9.9"}, "ASDF Standard 9.9.9"},
       {{"--no-such-option"}, "no-such-option"},
       {{"--scaling"}, "scaling"},
@@ -385,4 +387,34 @@ TEST_CASE("convert stores block checksums unless told not to", "[cli][convert]")
     CHECK(j["blocks"][0]["checksum"].is_null() == !with);
     CHECK(j["blocks"][0]["checksum_ok"] == (with ? nlohmann::json(true) : nlohmann::json(nullptr)));
   }
+  // --checksum picks the bytes the MD5 covers; they differ for a compressed block only.
+  const std::vector<std::pair<std::vector<std::string>, nlohmann::json>> conventions{
+      {{}, "stored"},
+      {{"--checksum", "stored"}, "stored"},
+      {{"--checksum", "decoded"}, "decoded"},
+      {{"--checksum", "none"}, nullptr},
+      {{"--checksum", "none", "--no-checksum"}, nullptr}};
+  for (const auto& [extra, match] : conventions) {
+    const std::string out = (dir / "zlib.asdf").string();
+    std::vector<std::string> args{"convert", (dir / "img.fits").string(), "-o", out, "-q",
+                                  "--compress", "zlib"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    INFO(join(args));
+    REQUIRE(run_cli(args).status == 0);
+    const RunResult info = run_cli({"info", "--blocks", "--json", out});
+    REQUIRE(info.status == 0);
+    const auto block = nlohmann::json::parse(info.out)["blocks"][0];
+    CHECK(block["compression"] == "zlib");
+    CHECK(block["checksum_match"] == match);
+    CHECK(block["checksum_ok"] == (match.is_null() ? nlohmann::json(nullptr) : nlohmann::json(true)));
+    std::filesystem::remove(out);
+  }
+  // An ASDF input writes FITS: the option does not apply there.
+  REQUIRE(run_cli({"convert", (dir / "img.fits").string(), "-o", (dir / "back.asdf").string(),
+                   "-q"}).status == 0);
+  const RunResult refused = run_cli({"convert", (dir / "back.asdf").string(), "-o",
+                                     (dir / "back.fits").string(), "--checksum", "decoded"});
+  CHECK(refused.status == 4);
+  CHECK(refused.err.find("--checksum applies to FITS input") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "back.fits"));
 }

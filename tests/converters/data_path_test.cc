@@ -82,7 +82,7 @@ TEST_CASE("without checksums the image streams the same bytes and the header say
   const std::string fits = float_image(300, 200, data);
   TempDir dir;
   fitsasdf::ConvertOptions options;
-  options.checksums = false;
+  options.checksum = asdfcore::format::ChecksumConvention::kNone;
   const auto c = fitsasdf::test::convert_bytes(dir, fits, options);
   const auto block = c.block(0);
   REQUIRE(block.size() == data.size());

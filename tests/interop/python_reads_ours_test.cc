@@ -317,3 +317,61 @@ TEST_CASE("python asdf 2.14 rejects the standard's stored-bytes MD5 on a compres
   // Without validation the same file reads fine.
   check_read(c, read_with_python({path}, false)[0]);
 }
+
+TEST_CASE("fitsasdf's --checksum decoded writes compressed files python asdf 2.14 validates",
+          "[interop][cli]") {
+  // The command-line side of the two cases above: `convert --checksum decoded` (and a rewrite
+  // with it) gives compressed blocks python asdf 2.14 validates; the default, the standard's
+  // stored-bytes MD5, fails its validation (asdf-format/asdf#2015) and reads fine without it.
+  TempDir dir;
+  const std::string fits = (fitsasdf::test::samples_dir() / "test0.fits").string();  // 4 images
+  struct Output {
+    std::string path;
+    bool decoded;
+  };
+  std::vector<Output> outputs;
+  for (const std::string codec : {"zlib", "bzp2", "lz4"}) {
+    for (const std::string checksum : {"decoded", "stored"}) {
+      const std::string out = (dir / (codec + "_" + checksum + ".asdf")).string();
+      const auto r = fitsasdf::test::run_cli(
+          {"convert", fits, "-o", out, "-q", "--compress", codec, "--checksum", checksum});
+      INFO(r.err);
+      REQUIRE(r.status == 0);
+      outputs.push_back({out, checksum == "decoded"});
+    }
+  }
+  const std::string rewritten = (dir / "defragmented.asdf").string();
+  const auto r = fitsasdf::test::run_cli(
+      {"defragment", outputs[1].path, "-o", rewritten, "--checksum", "decoded"});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  outputs.push_back({rewritten, true});
+
+  std::vector<std::string> paths;
+  for (const auto& o : outputs) paths.push_back(o.path);
+  const json validated = read_with_python(paths, true);
+  const json plain = read_with_python(paths, false);
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    INFO(outputs[i].path << "\npython's report: " << validated[i].dump());
+    // fitsasdf says which convention each block's MD5 follows, and that it holds.
+    const auto info = fitsasdf::test::run_cli({"info", "--blocks", "--json", outputs[i].path});
+    REQUIRE(info.status == 0);
+    const json blocks = json::parse(info.out).at("blocks");
+    REQUIRE(blocks.size() == 4);
+    for (const auto& b : blocks) {
+      CHECK(b.at("checksum_ok") == json(true));
+      CHECK(b.at("checksum_match") == json(outputs[i].decoded ? "decoded" : "stored"));
+    }
+    CHECK_FALSE(plain[i].contains("error"));
+    CHECK(plain[i].at("warnings").empty());
+    CHECK(plain[i].at("blocks").size() == 4);
+    if (outputs[i].decoded) {
+      REQUIRE_FALSE(validated[i].contains("error"));
+      CHECK(validated[i].at("checksums") == json({true, true, true, true}));
+      CHECK(validated[i].at("blocks") == plain[i].at("blocks"));
+    } else {
+      REQUIRE(validated[i].contains("error"));
+      CHECK(validated[i].at("error").get<std::string>().find("checksum") != std::string::npos);
+    }
+  }
+}

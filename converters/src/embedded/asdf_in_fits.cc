@@ -262,8 +262,7 @@ ConversionReport extract_embedded_asdf(const std::string& input, const std::stri
   write.asdf_standard = embedded.asdf_standard();
   write.layout.durable = options.durable;
   write.layout.threads = options.threads;
-  write.layout.checksum = options.checksums ? asdfcore::format::ChecksumConvention::kStoredBytes
-                                            : asdfcore::format::ChecksumConvention::kNone;
+  write.layout.checksum = options.checksum;
   try {
     asdfcore::write_asdf(output, root,
                          sink.blocks(options.compression, options.compression_level), write);
