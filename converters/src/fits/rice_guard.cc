@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "fits/cfitsio.h"
+#include "fits/fits_file.h"
 
 namespace fitsasdf::fits {
 namespace {
@@ -152,12 +153,13 @@ void check_rice_tiles(fitsfile* in, const asdfcore::ErrorContext& where) {
       if (static_cast<long>(++index[k]) * tiles[k] < axes[k]) break;
       index[k] = 0;
     }
+    // A tile that cannot be read here is refused, not left to CFITSIO: its reads of a damaged
+    // file depend on what its buffers already hold, so the decompression that follows may read
+    // the same tile without an error, and then decode bytes this guard never saw.
     LONGLONG length = 0, offset = 0;
     fits_read_descriptll(in, column, row, &length, &offset, &status);
-    if (status != 0) {
-      fits_clear_errmsg();
-      return;
-    }
+    check_status(status, "cannot read the descriptor of tile " + std::to_string(row) +
+                             " of the compressed image", where);
     if (length <= 0) continue;  // stored in another column, or lost: not Rice-decoded here
     if (length > in->Fptr->logfilesize) {  // CFITSIO would allocate it before reading
       throw asdfcore::Error(asdfcore::ErrorCode::kMalformed,
@@ -168,10 +170,8 @@ void check_rice_tiles(fitsfile* in, const asdfcore::ErrorContext& where) {
     bytes.resize(static_cast<std::size_t>(length));
     int anynul = 0;
     fits_read_col(in, TBYTE, column, row, 1, length, nullptr, bytes.data(), &anynul, &status);
-    if (status != 0) {
-      fits_clear_errmsg();
-      return;  // the heap does not hold the tile: CFITSIO says so when it decompresses
-    }
+    check_status(status, "cannot read tile " + std::to_string(row) + " of the compressed image",
+                 where);
     if (!rice_tile_in_bounds(bytes, nx, static_cast<int>(nblock), static_cast<int>(bytepix))) {
       throw asdfcore::Error(asdfcore::ErrorCode::kCompression,
                             "tile " + std::to_string(row) + " of the RICE_1-compressed image is "

@@ -20,8 +20,9 @@ bool rice_tile_in_bounds(std::span<const std::uint8_t> tile, std::uint64_t nx, i
 
 /// For the tile-compressed image at `in`'s current HDU, when its ZCMPTYPE is RICE_1: throw
 /// `Error` (malformed) with `where` naming the first tile whose bytes the decoder would read
-/// past. Does nothing for other algorithms, or when the header is too damaged to say (CFITSIO
-/// then refuses it itself). The file's current HDU is unchanged.
+/// past, or the first tile whose descriptor or bytes cannot be read (CFITSIO's status, as
+/// `check_status` turns it into an error). Does nothing for other algorithms, or when the header
+/// is too damaged to say (CFITSIO then refuses it itself). The file's current HDU is unchanged.
 void check_rice_tiles(fitsfile* in, const asdfcore::ErrorContext& where);
 
 }  // namespace fitsasdf::fits

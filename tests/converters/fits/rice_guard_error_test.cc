@@ -69,12 +69,23 @@ TEST_CASE("tiles CFITSIO compresses pass the Rice guard", "[rice][error]") {
 TEST_CASE("the fuzzers' damaged tile-compressed images are refused with an error",
           "[rice][error]") {
   // tests/fuzz/regressions/fits_to_asdf: a RICE_1 tile that runs past its bytes (CFITSIO read
-  // out of bounds), and a tile whose descriptor declares 2 GB (CFITSIO allocated it).
+  // out of bounds), a tile whose descriptor declares 2 GB (CFITSIO allocated it), and a file
+  // whose heap ends early: CFITSIO failed to read tile 3 for the guard, which let the image
+  // through, then read it without an error while decompressing and ran past damaged tile 13.
   const std::string dir = std::string(FITSASDF_TEST_DATA_DIR) + "/../fuzz/regressions/fits_to_asdf/";
   const std::string out = std::filesystem::temp_directory_path() / "fitsasdf-rice-guard-test.asdf";
-  for (const char* name : {"rice-zero-run", "tile-length-past-file"}) {
+  for (const char* name : {"rice-zero-run", "tile-length-past-file", "rice-tile-unread-by-guard"}) {
     INFO(name);
     CHECK_THROWS_AS(fitsasdf::convert_fits_to_asdf(dir + name, out), asdfcore::Error);
     CHECK_FALSE(std::filesystem::exists(out));
+  }
+  try {
+    fitsasdf::convert_fits_to_asdf(dir + "rice-tile-unread-by-guard", out);
+    FAIL("no error");
+  } catch (const asdfcore::Error& e) {
+    INFO(e.what());
+    CHECK(e.code() == asdfcore::ErrorCode::kTruncated);
+    CHECK(std::string(e.what()).find("cannot read tile 3 of the compressed image") !=
+          std::string::npos);
   }
 }
