@@ -538,8 +538,29 @@ def table_hdu(rows=3, tforms=("1J", "8A", "1PJ"), naxis1=None, heap=None, descri
     return header(cards + list(extra)), pad(rows_bytes + heap)
 
 
+def gzip_bytes(data):
+    z = zlib.compressobj(9, zlib.DEFLATED, 31)
+    return z.compress(data) + z.flush()
+
+
 def fits(*hdus):
     return b"".join(h + d for h, d in hdus)
+
+
+def rice_image_hdu(ztile=("10", "1"), zval1="32", zval2="2"):
+    """A tile-compressed 10 x 10 int16 image, one RICE_1 tile a row. Every pixel is 5, so each
+    tile is the first pixel and one 4-bit code saying all differences are zero."""
+    tile = b"\x00\x05\x00"
+    rows = b"".join(struct.pack(">ii", len(tile), r * len(tile)) for r in range(10))
+    cards = [card("XTENSION", "'BINTABLE'"), card("BITPIX", "8"), card("NAXIS", "2"),
+             card("NAXIS1", "8"), card("NAXIS2", "10"), card("PCOUNT", str(10 * len(tile))),
+             card("GCOUNT", "1"), card("TFIELDS", "1"), card("TTYPE1", "'COMPRESSED_DATA'"),
+             card("TFORM1", "'1PB(3)'"), card("ZIMAGE", "T"), card("ZBITPIX", "16"),
+             card("ZNAXIS", "2"), card("ZNAXIS1", "10"), card("ZNAXIS2", "10"),
+             card("ZTILE1", ztile[0]), card("ZTILE2", ztile[1]), card("ZCMPTYPE", "'RICE_1'"),
+             card("ZNAME1", "'BLOCKSIZE'"), card("ZVAL1", zval1), card("ZNAME2", "'BYTEPIX'"),
+             card("ZVAL2", zval2)]
+    return header(cards), pad(rows + tile * 10)
 
 
 def ascii_hdu(tbcol="1", tform="I6", naxis1="16"):
@@ -702,6 +723,29 @@ def fits_cases():
     case("fits_asdf_extension_cut", "truncation",
          {"in.fits": fits(image_hdu(naxes=(), data=b""), asdf_ext)}, [fail(2, "malformed")],
          "a FITS file whose ASDF extension is cut inside its last block")
+    # Tile-compressed image headers CFITSIO 4.2 divides by while it moves to or past the HDU
+    # (SIGFPE before any check of ours could run, had the headers not been walked first).
+    rice_empty_primary = image_hdu(naxes=(), data=b"")
+    case("fits_rice_base", "valid variant", {"in.fits": fits(rice_empty_primary, rice_image_hdu())},
+         [ok(), run(["verify", "{in}"], 0)], "a sound RICE_1 tile-compressed image converts")
+    for name, kwargs, note in [
+            ("ztile1_zero", {"ztile": ("0", "1")}, "ZTILE1 = 0"),
+            ("ztile2_fraction", {"ztile": ("10", "0.5")}, "ZTILE2 = 0.5 (CFITSIO reads 0)"),
+            ("block_zero", {"zval1": "0"}, "RICE_1 block size ZVAL1 = 0"),
+            ("block_quoted_zero", {"zval1": "'0'"}, "ZVAL1 = '0' (CFITSIO reads the string)")]:
+        case("fits_rice_" + name, "division by zero in CFITSIO",
+             {"in.fits": fits(rice_empty_primary, rice_image_hdu(**kwargs))},
+             [fail(2, "malformed"), run(["verify", "{in}"], 2, "malformed")],
+             note + ": refused before CFITSIO reads the header")
+    # The same behind an image extension and a table (the walk skips their data), and gzipped
+    # (the walk reads what CFITSIO decompressed).
+    behind = fits(image_hdu(), image_hdu(primary=False), table_hdu(),
+                  rice_image_hdu(ztile=("10", "0")))
+    case("fits_rice_ztile_zero_fourth_hdu", "division by zero in CFITSIO", {"in.fits": behind},
+         [fail(2, "malformed")], "ZTILE2 = 0 in HDU 4, after an image, an image and a table")
+    case("fits_rice_ztile_zero_gzip", "division by zero in CFITSIO",
+         {"in.fits.gz": gzip_bytes(behind)},
+         [fail(2, "malformed")], "the same file gzipped")
     gz = zlib.compressobj(9, zlib.DEFLATED, 31)
     big_zero = fits(image_hdu(bitpix="8", naxes=(str(256 << 20),), data=b""))[:2880]
     gz_bytes = gz.compress(big_zero)

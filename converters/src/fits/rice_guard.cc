@@ -21,11 +21,18 @@ int significant_bits(std::uint32_t byte) {
   return n;
 }
 
-/// Read a long keyword of the current HDU, or `fallback` when it is absent or unreadable.
-long read_long(fitsfile* in, const char* keyword, long fallback) {
+/// Read a keyword of the current HDU as `type` (TLONG, or TINT as CFITSIO reads the ZVALn), or
+/// `fallback` when it is absent or unreadable.
+long read_long(fitsfile* in, const char* keyword, long fallback, int type = TLONG) {
   int status = 0;
   long value = fallback;
-  fits_read_key(in, TLONG, keyword, &value, nullptr, &status);
+  if (type == TINT) {
+    int narrow = 0;
+    fits_read_key(in, TINT, keyword, &narrow, nullptr, &status);
+    if (status == 0) value = narrow;
+  } else {
+    fits_read_key(in, TLONG, keyword, &value, nullptr, &status);
+  }
   if (status != 0) {
     fits_clear_errmsg();
     return fallback;
@@ -116,10 +123,15 @@ void check_rice_tiles(fitsfile* in, const asdfcore::ErrorContext& where) {
   if (std::strcmp(type, "RICE_1") != 0 && std::strcmp(type, "RICE_ONE") != 0) return;
   // As CFITSIO reads them: ZVAL1 the block size, ZVAL2 the bytes per pixel, swapped when an old
   // writer put them the other way round.
-  long nblock = read_long(in, "ZVAL1", 32);
-  long bytepix = read_long(in, "ZVAL2", 4);
+  long nblock = read_long(in, "ZVAL1", 32, TINT);
+  long bytepix = read_long(in, "ZVAL2", 4, TINT);
   if (nblock < 16 && bytepix > 8) std::swap(nblock, bytepix);
-  if (nblock <= 0 || nblock > (1 << 20)) return;  // CFITSIO refuses it
+  if (nblock <= 0) {  // CFITSIO's decoder would never advance, reading codes past the tile
+    throw asdfcore::Error(asdfcore::ErrorCode::kMalformed,
+                          "the RICE_1-compressed image declares a block size of " +
+                              std::to_string(nblock) + " pixels",
+                          where);
+  }
   const long naxis = read_long(in, "ZNAXIS", -1);
   if (naxis < 1 || naxis > 999) return;
   std::vector<long> axes(static_cast<std::size_t>(naxis));

@@ -1,0 +1,227 @@
+#include "fits/compressed_header_guard.h"
+
+#include <cctype>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <initializer_list>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fits/cfitsio.h"
+
+namespace fitsasdf::fits {
+namespace {
+
+using asdfcore::Error;
+using asdfcore::ErrorCode;
+using asdfcore::ErrorContext;
+
+constexpr std::uint64_t kBlock = 2880;
+constexpr std::size_t kCard = 80;
+
+/// A keyword's value as written, and where its card is.
+struct Card {
+  std::string value;  ///< A string's text without its quotes; otherwise the field before any '/'.
+  std::uint64_t offset = 0;
+};
+
+/// The cards of the keywords the walk needs, by name, every one in header order (CFITSIO's
+/// keyword search may find a later duplicate; the sizes use the first).
+using Keywords = std::multimap<std::string, Card, std::less<>>;
+
+bool wanted(std::string_view keyword) {
+  return keyword == "BITPIX" || keyword.starts_with("NAXIS") || keyword == "PCOUNT" ||
+         keyword == "GCOUNT" || keyword == "ZIMAGE" || keyword == "ZCMPTYPE" ||
+         keyword == "ZVAL1" || keyword == "ZVAL2" || keyword.starts_with("ZTILE");
+}
+
+std::string trimmed(std::string_view s) {
+  const auto first = s.find_first_not_of(' ');
+  if (first == std::string_view::npos) return {};
+  const auto last = s.find_last_not_of(' ');
+  return std::string(s.substr(first, last - first + 1));
+}
+
+/// The value field of `card` ("KEYWORD = value / comment"), or nothing without the "= ".
+std::optional<std::string> value_of(std::string_view card) {
+  if (card.size() < 10 || card[8] != '=' || card[9] != ' ') return std::nullopt;
+  const std::string_view field = card.substr(10);
+  const auto start = field.find_first_not_of(' ');
+  if (start == std::string_view::npos) return std::string();
+  if (field[start] == '\'') {
+    std::string text;
+    for (std::size_t k = start + 1; k < field.size(); ++k) {
+      if (field[k] != '\'') {
+        text += field[k];
+      } else if (k + 1 < field.size() && field[k + 1] == '\'') {
+        text += '\'';
+        ++k;
+      } else {
+        break;
+      }
+    }
+    return trimmed(text);
+  }
+  return trimmed(field.substr(start, field.find('/', start) - start));
+}
+
+/// `text` read the way CFITSIO reads an integer keyword: a number (a quoted one too, and D
+/// exponents) truncated toward zero. Nothing when it is not a number or lies beyond `limit`,
+/// which CFITSIO refuses itself.
+std::optional<long long> as_integer(std::string text, double limit) {
+  for (char& c : text) {
+    if (c == 'D' || c == 'd') c = 'E';
+  }
+  if (text.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || *end != '\0' || !(std::fabs(value) < limit)) return std::nullopt;
+  return static_cast<long long>(value);
+}
+
+std::optional<long long> integer(const Keywords& k, std::string_view name, double limit) {
+  const auto it = k.lower_bound(name);
+  if (it == k.end() || it->first != name) return std::nullopt;
+  return as_integer(it->second.value, limit);
+}
+
+constexpr double kIntLimit = 2147483648.0;   // CFITSIO reads ZTILEn and ZVALn as int
+constexpr double kLongLimit = 9.0e18;        // and the sizes as LONGLONG
+
+/// The data size (without padding) the header gives, or nothing when it does not say.
+std::optional<std::uint64_t> data_size(const Keywords& k) {
+  const auto bitpix = integer(k, "BITPIX", kIntLimit);
+  const auto naxis = integer(k, "NAXIS", kIntLimit);
+  const auto pcount = integer(k, "PCOUNT", kLongLimit);
+  const auto gcount = integer(k, "GCOUNT", kLongLimit);
+  if (!bitpix || !naxis || !pcount || !gcount) return std::nullopt;
+  if (*bitpix != 8 && *bitpix != 16 && *bitpix != 32 && *bitpix != 64 && *bitpix != -32 &&
+      *bitpix != -64) {
+    return std::nullopt;
+  }
+  if (*naxis < 0 || *naxis > 999 || *pcount < 0 || *gcount < 0) return std::nullopt;
+  std::uint64_t pixels = *naxis == 0 ? 0 : 1;
+  for (long long n = 1; n <= *naxis; ++n) {
+    const auto length = integer(k, "NAXIS" + std::to_string(n), kLongLimit);
+    if (!length || *length < 0) return std::nullopt;
+    if (__builtin_mul_overflow(pixels, static_cast<std::uint64_t>(*length), &pixels)) {
+      return std::nullopt;
+    }
+  }
+  std::uint64_t size = 0;
+  if (__builtin_add_overflow(pixels, static_cast<std::uint64_t>(*pcount), &size) ||
+      __builtin_mul_overflow(size, static_cast<std::uint64_t>(*gcount), &size) ||
+      __builtin_mul_overflow(size, static_cast<std::uint64_t>(std::abs(*bitpix) / 8), &size)) {
+    return std::nullopt;
+  }
+  return size;
+}
+
+bool same_text(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (std::toupper(static_cast<unsigned char>(a[i])) != std::toupper(static_cast<unsigned char>(b[i]))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// Whether any card of `name` has one of `values`.
+bool any_is(const Keywords& k, const std::string& name, std::initializer_list<std::string_view> values) {
+  const auto [first, last] = k.equal_range(name);
+  for (auto it = first; it != last; ++it) {
+    for (const auto v : values) {
+      if (same_text(it->second.value, v)) return true;
+    }
+  }
+  return false;
+}
+
+/// Throw for a tile-compressed image header whose values CFITSIO would divide by. Every card of
+/// a duplicated keyword counts.
+void check_header(const Keywords& k, int hdu, const ErrorContext& where) {
+  if (!any_is(k, "ZIMAGE", {"T"})) return;
+  const auto refuse = [&](const Card& card, const std::string& what) {
+    ErrorContext at = where;
+    at.hdu = hdu;
+    at.offset = card.offset;
+    throw Error(ErrorCode::kMalformed, what, at);
+  };
+  for (const auto& [name, card] : k) {
+    if (!name.starts_with("ZTILE")) continue;
+    if (as_integer(card.value, kIntLimit) == 0) {
+      refuse(card, "the tile-compressed image declares " + name + " = " + card.value +
+                       ": a tile cannot be 0 pixels long on an axis (CFITSIO would divide by it)");
+    }
+  }
+  if (!any_is(k, "ZCMPTYPE", {"RICE_1", "RICE_ONE"})) return;
+  // CFITSIO takes ZVAL1 as the block size (32 when absent; ZVAL2 instead when ZVAL1 is below 16
+  // and ZVAL2 above 8, an old writer's swapped order, which a ZVAL1 of 0 cannot be in a sound
+  // header: it would be the bytes per pixel).
+  const auto [first, last] = k.equal_range("ZVAL1");
+  for (auto it = first; it != last; ++it) {
+    if (as_integer(it->second.value, kIntLimit) == 0) {
+      refuse(it->second, "the RICE_1-compressed image declares ZVAL1 = " + it->second.value +
+                             ": a block of 0 pixels, which CFITSIO would divide by");
+    }
+  }
+}
+
+}  // namespace
+
+void check_compressed_image_headers(fitsfile* in, const ErrorContext& where) {
+  int status = 0;
+  int current = 0;
+  fits_get_hdu_num(in, &current);
+  LONGLONG head = 0, data = 0, end = 0;
+  fits_get_hduaddrll(in, &head, &data, &end, &status);
+  if (status != 0) {
+    fits_clear_errmsg();
+    return;
+  }
+  const auto total = static_cast<std::uint64_t>(in->Fptr->logfilesize);
+  std::vector<char> block(kBlock);
+  std::uint64_t at = static_cast<std::uint64_t>(end);
+  for (int hdu = current + 1; at <= total && total - at >= kBlock; ++hdu) {
+    Keywords keywords;
+    std::uint64_t pos = at;
+    bool ended = false;
+    while (!ended) {
+      if (pos > total || total - pos < kBlock) return;  // cut inside the header
+      ffmbyt(in, static_cast<LONGLONG>(pos), 0 /* report EOF */, &status);
+      ffgbyt(in, static_cast<LONGLONG>(kBlock), block.data(), &status);
+      if (status != 0) {
+        fits_clear_errmsg();
+        return;
+      }
+      for (std::size_t c = 0; c < kBlock / kCard; ++c) {
+        const std::string_view card(block.data() + c * kCard, kCard);
+        if (pos == at && c == 0 && !card.starts_with("XTENSION")) return;
+        const std::string keyword = trimmed(card.substr(0, 8));
+        if (keyword == "END") {
+          ended = true;
+          break;
+        }
+        if (!wanted(keyword)) continue;
+        if (auto value = value_of(card)) {
+          keywords.emplace(keyword, Card{std::move(*value), pos + c * kCard});
+        }
+      }
+      pos += kBlock;
+    }
+    check_header(keywords, hdu, where);
+    const auto size = data_size(keywords);
+    if (!size) return;
+    const std::uint64_t padded = *size / kBlock * kBlock + (*size % kBlock != 0 ? kBlock : 0);
+    if (padded > total - pos) return;  // the data runs past the end: the walk is over
+    at = pos + padded;
+  }
+}
+
+}  // namespace fitsasdf::fits
