@@ -28,6 +28,7 @@ constexpr std::size_t kCard = 80;
 struct Card {
   std::string value;  ///< A string's text without its quotes; otherwise the field before any '/'.
   std::uint64_t offset = 0;
+  std::size_t written = 0;  ///< Characters of the value as written (a string with its quotes).
 };
 
 /// The cards of the keywords the walk needs, by name, every one in header order (CFITSIO's
@@ -36,8 +37,7 @@ using Keywords = std::multimap<std::string, Card, std::less<>>;
 
 bool wanted(std::string_view keyword) {
   return keyword == "BITPIX" || keyword.starts_with("NAXIS") || keyword == "PCOUNT" ||
-         keyword == "GCOUNT" || keyword == "ZIMAGE" || keyword == "ZCMPTYPE" ||
-         keyword == "ZVAL1" || keyword == "ZVAL2" || keyword.starts_with("ZTILE");
+         keyword == "GCOUNT" || keyword.starts_with("Z");
 }
 
 std::string trimmed(std::string_view s) {
@@ -68,6 +68,26 @@ std::optional<std::string> value_of(std::string_view card) {
     return trimmed(text);
   }
   return trimmed(field.substr(start, field.find('/', start) - start));
+}
+
+/// The length of the value field of `card` as written: a string with its quotes, anything else
+/// up to a '/' comment, without the blanks around it.
+std::size_t written_length(std::string_view card) {
+  const std::string_view field = card.substr(10);
+  const auto start = field.find_first_not_of(' ');
+  if (start == std::string_view::npos) return 0;
+  if (field[start] == '\'') {
+    for (std::size_t k = start + 1; k < field.size(); ++k) {
+      if (field[k] != '\'') continue;
+      if (k + 1 < field.size() && field[k + 1] == '\'') {
+        ++k;
+        continue;
+      }
+      return k + 1 - start;
+    }
+    return field.size() - start;
+  }
+  return trimmed(field.substr(start, field.find('/', start) - start)).size();
 }
 
 /// `text` read the way CFITSIO reads an integer keyword: a number (a quoted one too, and D
@@ -122,6 +142,15 @@ std::optional<std::uint64_t> data_size(const Keywords& k) {
   return size;
 }
 
+/// `text` cut to 40 characters, with anything unprintable as '?' (a message is one line).
+std::string printable(std::string_view text) {
+  std::string out(text.substr(0, 40));
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e) c = '?';
+  }
+  return out;
+}
+
 bool same_text(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
@@ -143,20 +172,41 @@ bool any_is(const Keywords& k, const std::string& name, std::initializer_list<st
   return false;
 }
 
-/// Throw for a tile-compressed image header whose values CFITSIO would divide by. Every card of
-/// a duplicated keyword counts.
+/// Whether CFITSIO reads `keyword` of a tile-compressed HDU as an integer.
+bool read_as_integer(std::string_view keyword) {
+  for (const std::string_view prefix : {"ZBITPIX", "ZNAXIS", "ZTILE", "ZVAL", "ZBLANK", "ZDITHER",
+                                        "ZPCOUNT", "ZGCOUNT", "ZTHEAP"}) {
+    if (keyword.starts_with(prefix)) return true;
+  }
+  return false;
+}
+
+/// Throw for a tile-compressed image header whose values CFITSIO would divide by, and for a
+/// tile-compressed image or table whose integer keyword makes CFITSIO abort. Every card of a
+/// duplicated keyword counts.
 void check_header(const Keywords& k, int hdu, const ErrorContext& where) {
-  if (!any_is(k, "ZIMAGE", {"T"})) return;
+  const bool image = any_is(k, "ZIMAGE", {"T"});
+  if (!image && !any_is(k, "ZTABLE", {"T"})) return;
   const auto refuse = [&](const Card& card, const std::string& what) {
     ErrorContext at = where;
     at.hdu = hdu;
     at.offset = card.offset;
     throw Error(ErrorCode::kMalformed, what, at);
   };
+  // CFITSIO 4.2's message for an integer keyword it cannot convert (ffc2j) appends up to 30
+  // characters of the value to 52 in an 81-byte buffer: from 29 characters on, glibc's
+  // overflow check aborts the process.
+  for (const auto& [name, card] : k) {
+    if (read_as_integer(name) && card.written >= 29 && !as_integer(card.value, kLongLimit)) {
+      refuse(card, "the tile-compressed HDU's " + name + " = " + printable(card.value) +
+                       " is not an integer (CFITSIO 4.2 would abort the process reporting it)");
+    }
+  }
+  if (!image) return;
   for (const auto& [name, card] : k) {
     if (!name.starts_with("ZTILE")) continue;
     if (as_integer(card.value, kIntLimit) == 0) {
-      refuse(card, "the tile-compressed image declares " + name + " = " + card.value +
+      refuse(card, "the tile-compressed image declares " + name + " = " + printable(card.value) +
                        ": a tile cannot be 0 pixels long on an axis (CFITSIO would divide by it)");
     }
   }
@@ -167,7 +217,7 @@ void check_header(const Keywords& k, int hdu, const ErrorContext& where) {
   const auto [first, last] = k.equal_range("ZVAL1");
   for (auto it = first; it != last; ++it) {
     if (as_integer(it->second.value, kIntLimit) == 0) {
-      refuse(it->second, "the RICE_1-compressed image declares ZVAL1 = " + it->second.value +
+      refuse(it->second, "the RICE_1-compressed image declares ZVAL1 = " + printable(it->second.value) +
                              ": a block of 0 pixels, which CFITSIO would divide by");
     }
   }
@@ -210,7 +260,7 @@ void check_compressed_image_headers(fitsfile* in, const ErrorContext& where) {
         }
         if (!wanted(keyword)) continue;
         if (auto value = value_of(card)) {
-          keywords.emplace(keyword, Card{std::move(*value), pos + c * kCard});
+          keywords.emplace(keyword, Card{std::move(*value), pos + c * kCard, written_length(card)});
         }
       }
       pos += kBlock;
