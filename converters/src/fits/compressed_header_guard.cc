@@ -1,7 +1,7 @@
 #include "fits/compressed_header_guard.h"
 
+#include <algorithm>
 #include <cctype>
-#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -47,47 +47,33 @@ std::string trimmed(std::string_view s) {
   return std::string(s.substr(first, last - first + 1));
 }
 
-/// The value field of `card` ("KEYWORD = value / comment"), or nothing without the "= ".
-std::optional<std::string> value_of(std::string_view card) {
+/// The value field of `card` ("KEYWORD = value / comment"), or nothing without the "= ": its
+/// text (a string's without its quotes) and how many characters it is written in (a string's
+/// with its quotes), the blanks around it left out.
+std::optional<Card> value_of(std::string_view card, std::uint64_t offset) {
   if (card.size() < 10 || card[8] != '=' || card[9] != ' ') return std::nullopt;
   const std::string_view field = card.substr(10);
   const auto start = field.find_first_not_of(' ');
-  if (start == std::string_view::npos) return std::string();
-  if (field[start] == '\'') {
-    std::string text;
-    for (std::size_t k = start + 1; k < field.size(); ++k) {
-      if (field[k] != '\'') {
-        text += field[k];
-      } else if (k + 1 < field.size() && field[k + 1] == '\'') {
-        text += '\'';
-        ++k;
-      } else {
-        break;
-      }
-    }
-    return trimmed(text);
+  if (start == std::string_view::npos) return Card{{}, offset, 0};
+  if (field[start] != '\'') {
+    std::string text = trimmed(field.substr(start, field.find('/', start) - start));
+    const std::size_t written = text.size();
+    return Card{std::move(text), offset, written};
   }
-  return trimmed(field.substr(start, field.find('/', start) - start));
-}
-
-/// The length of the value field of `card` as written: a string with its quotes, anything else
-/// up to a '/' comment, without the blanks around it.
-std::size_t written_length(std::string_view card) {
-  const std::string_view field = card.substr(10);
-  const auto start = field.find_first_not_of(' ');
-  if (start == std::string_view::npos) return 0;
-  if (field[start] == '\'') {
-    for (std::size_t k = start + 1; k < field.size(); ++k) {
-      if (field[k] != '\'') continue;
-      if (k + 1 < field.size() && field[k + 1] == '\'') {
-        ++k;
-        continue;
-      }
-      return k + 1 - start;
+  std::string text;
+  std::size_t k = start + 1;
+  for (; k < field.size(); ++k) {
+    if (field[k] != '\'') {
+      text += field[k];
+    } else if (k + 1 < field.size() && field[k + 1] == '\'') {
+      text += '\'';
+      ++k;
+    } else {
+      break;
     }
-    return field.size() - start;
   }
-  return trimmed(field.substr(start, field.find('/', start) - start)).size();
+  const std::size_t written = std::min(k + 1, field.size()) - start;  // through the closing quote
+  return Card{trimmed(text), offset, written};
 }
 
 /// `text` read the way CFITSIO reads an integer keyword: a number (a quoted one too, and D
@@ -259,9 +245,7 @@ void check_compressed_image_headers(fitsfile* in, const ErrorContext& where) {
           break;
         }
         if (!wanted(keyword)) continue;
-        if (auto value = value_of(card)) {
-          keywords.emplace(keyword, Card{std::move(*value), pos + c * kCard, written_length(card)});
-        }
+        if (auto value = value_of(card, pos + c * kCard)) keywords.emplace(keyword, std::move(*value));
       }
       pos += kBlock;
     }
