@@ -614,6 +614,25 @@ TEST_CASE("to_fits: refusals name the file, the item and what is wrong", "[to_fi
     item->set("card_images", images);
     expect_error(convert(tree, "images"), ErrorCode::kMalformed, {"card index", "0 to 3"});
   }
+  {
+    // A column name of 70 digits is written unquoted, and CFITSIO 4.2 aborts the process reading
+    // it (fuzz finding 9): not written. The same card in an image HDU harms no reader.
+    const NodePtr digits = Node::make_integer_text(std::string(70, '7'));
+    FitsTree tree;
+    tree.item(empty_primary());
+    tree.item({card("XTENSION", str("BINTABLE")), card("BITPIX", num(8)), card("NAXIS", num(2)),
+               card("NAXIS1", num(0)), card("NAXIS2", num(0)), card("PCOUNT", num(0)),
+               card("GCOUNT", num(1)), card("TFIELDS", num(1)), card("TTYPE1", digits),
+               card("TFORM1", str("0A"))});
+    expect_error(convert(tree, "name"), ErrorCode::kMalformed,
+                 {"HDU 2", "card 9", "TTYPE1", "unquoted in 70 characters", "as a string"});
+    FitsTree image;
+    std::vector<NodePtr> cards = empty_primary();
+    cards.push_back(card("TTYPE1", digits));
+    image.item(cards);
+    const std::string fits = to_fits(image, dir, "image_name");
+    CHECK(fits.find("TTYPE1  = " + std::string(70, '7')) != std::string::npos);
+  }
   CHECK_FALSE(fs::exists(out));  // nothing left behind by a refusal
 }
 

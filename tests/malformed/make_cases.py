@@ -563,13 +563,13 @@ def rice_image_hdu(ztile=("10", "1"), zval1="32", zval2="2"):
     return header(cards), pad(rows + tile * 10)
 
 
-def ascii_hdu(tbcol="1", tform="I6", naxis1="16"):
+def ascii_hdu(tbcol="1", tform="I6", naxis1="16", extra=()):
     cards = [card("XTENSION", "'TABLE'"), card("BITPIX", "8"), card("NAXIS", "2"),
              card("NAXIS1", naxis1), card("NAXIS2", "2"), card("PCOUNT", "0"),
              card("GCOUNT", "1"), card("TFIELDS", "2"),
              card("TFORM1", "'%s'" % tform), card("TBCOL1", tbcol),
              card("TFORM2", "'F8.3'"), card("TBCOL2", "9")]
-    return header(cards), pad(b"    12   1.500  " + b"   -34  -2.250  ")
+    return header(cards + list(extra)), pad(b"    12   1.500  " + b"   -34  -2.250  ")
 
 
 def fits_cases():
@@ -751,6 +751,19 @@ def fits_cases():
     case("fits_rice_ztile_zero_gzip", "CFITSIO divides by 0 or aborts",
          {"in.fits.gz": gzip_bytes(behind)},
          [fail(2, "malformed")], "the same file gzipped")
+    # Column names CFITSIO 4.2 copies with strcpy into its 70-byte field while it moves to the
+    # HDU: an unquoted token of 70 characters overflows it and glibc aborts the process.
+    named = table_hdu()
+    named = (named[0].replace(card("TTYPE2", "'C1'"), ("TTYPE2  = " + "X" * 70).encode("ascii")),
+             named[1])
+    case("fits_ttype_unquoted_70", "CFITSIO aborts", {"in.fits": fits(prim, named)},
+         [fail(2, "malformed"), run(["verify", "{in}"], 2, "malformed")],
+         "a binary table's TTYPE2 is 70 unquoted characters: refused before CFITSIO copies it")
+    complex_name = ("TTYPE1  = (" + "X" * 68 + ")").encode("ascii")
+    case("fits_ascii_ttype_complex_70", "CFITSIO aborts",
+         {"in.fits": fits(image_hdu(), ascii_hdu(extra=[complex_name]))},
+         [fail(2, "malformed"), run(["verify", "{in}"], 2, "malformed")],
+         "an ASCII table's TTYPE1 is a 70-character complex-number token '(XX...X)'")
     gz = zlib.compressobj(9, zlib.DEFLATED, 31)
     big_zero = fits(image_hdu(bitpix="8", naxes=(str(256 << 20),), data=b""))[:2880]
     gz_bytes = gz.compress(big_zero)

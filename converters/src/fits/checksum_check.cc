@@ -2,7 +2,7 @@
 
 #include "asdfcore/error.h"
 #include "fits/cfitsio.h"
-#include "fits/compressed_header_guard.h"
+#include "fits/header_guard.h"
 #include "fits/fits_file.h"
 
 namespace fitsasdf::fits {
@@ -23,7 +23,7 @@ std::vector<HduChecksumVerdict> verify_checksums(const std::string& path) {
   check_status(status, "CFITSIO cannot open the file to verify its checksums",
                asdfcore::ErrorContext{.file = path});
   fitsfile* f = file.f;
-  check_compressed_image_headers(f, asdfcore::ErrorContext{.file = path});
+  check_extension_headers(f, asdfcore::ErrorContext{.file = path});
   int count = 0;
   fits_get_num_hdus(f, &count, &status);
   check_status(status, "cannot count the HDUs", asdfcore::ErrorContext{.file = path});

@@ -13,7 +13,7 @@
 
 #include "asdfcore/io/mapped_file.h"
 #include "fits/cfitsio.h"
-#include "fits/compressed_header_guard.h"
+#include "fits/header_guard.h"
 #include "fits/rice_guard.h"
 
 namespace fitsasdf::fits {
@@ -282,7 +282,7 @@ FitsFile FitsFile::open(const std::string& path, std::uint64_t max_memory) {
   }
   check_status(status, "CFITSIO cannot open the file", f.where());
   // Before CFITSIO moves through the HDUs: a compressed image header can make it divide by 0.
-  check_compressed_image_headers(handle(f.fptr_), f.where());
+  check_extension_headers(handle(f.fptr_), f.where());
 
   int count = 0;
   fits_get_num_hdus(handle(f.fptr_), &count, &status);

@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "fits/cfitsio.h"
-#include "fits/compressed_header_guard.h"
+#include "fits/header_guard.h"
 #include "fits/fits_file.h"
 
 namespace fitsasdf::fits {
@@ -115,7 +115,7 @@ std::vector<std::uint8_t> compress_table(std::span<const std::uint8_t> table, lo
   CfitsioHandle in;
   fits_open_memfile(&in.f, "table", READONLY, &memory, &size, 0, nullptr, &status);
   check_status(status, "CFITSIO cannot open the table to compress", where);
-  check_compressed_image_headers(in.f, where);  // the table's cards come from the ASDF file
+  check_extension_headers(in.f, where);  // the table's cards come from the ASDF file
   int type = 0;
   fits_movabs_hdu(in.f, 2, &type, &status);
   check_status(status, "CFITSIO cannot read the table to compress", where);

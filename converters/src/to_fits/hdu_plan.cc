@@ -4,6 +4,7 @@
 
 #include "asdfcore/error.h"
 #include "fits/card_format.h"
+#include "fits/header_guard.h"
 
 namespace fitsasdf::to_fits {
 namespace {
@@ -164,6 +165,22 @@ BuiltHeader build_header(const HduPlan& plan) {
     }
   }
   const std::size_t end_at = out.bytes.size();
+  const std::string xtension = CardLookup(plan.written_cards()).string("XTENSION");
+  if (xtension == "BINTABLE" || xtension == "TABLE" || xtension == "A3DTABLE") {
+    // CFITSIO 4.2 aborts the process reading a table whose column name is an unquoted value of
+    // 70 characters or more (a 70-digit integer, say): such a header is not written.
+    for (std::size_t i = 0; i < out.card_offsets.size(); ++i) {
+      const std::size_t at = out.card_offsets[i];
+      if (const auto name = fits::overlong_column_name(std::string_view(out.bytes).substr(at, kCardSize))) {
+        throw Error(ErrorCode::kMalformed,
+                    "card " + std::to_string(i + 1) + " ('" + plan.cards[i].card.keyword +
+                        "'): the column name would be written unquoted in " +
+                        std::to_string(name->length) +
+                        " characters, which CFITSIO 4.2 cannot read (it aborts the process "
+                        "copying a name of 70 characters or more); give the name as a string");
+      }
+    }
+  }
   const std::size_t block_end = (end_at / kBlockSize + 1) * kBlockSize;
   if (plan.end_image && plan.end_image->starts_with("END")) {
     out.bytes += plan.end_image->substr(0, block_end - end_at);

@@ -1,4 +1,4 @@
-#include "fits/compressed_header_guard.h"
+#include "fits/header_guard.h"
 
 #include <algorithm>
 #include <cctype>
@@ -36,7 +36,7 @@ struct Card {
 using Keywords = std::multimap<std::string, Card, std::less<>>;
 
 bool wanted(std::string_view keyword) {
-  return keyword == "BITPIX" || keyword.starts_with("NAXIS") || keyword == "PCOUNT" ||
+  return keyword == "XTENSION" || keyword == "TFIELDS" || keyword == "BITPIX" || keyword.starts_with("NAXIS") || keyword == "PCOUNT" ||
          keyword == "GCOUNT" || keyword.starts_with("Z");
 }
 
@@ -167,24 +167,55 @@ bool read_as_integer(std::string_view keyword) {
   return false;
 }
 
-/// Throw for a tile-compressed image header whose values CFITSIO would divide by, and for a
-/// tile-compressed image or table whose integer keyword makes CFITSIO abort. Every card of a
+/// A column name CFITSIO would copy past its field, and where its card is.
+struct NameCard {
+  OverlongColumnName name;
+  std::uint64_t offset = 0;
+};
+
+/// The most columns any TFIELDS card of `k` declares (CFITSIO reads one of them; it ignores a
+/// TTYPEn beyond its count), or 0.
+long declared_columns(const Keywords& k) {
+  long most = 0;
+  const auto [first, last] = k.equal_range("TFIELDS");
+  for (auto it = first; it != last; ++it) {
+    if (const auto n = as_integer(it->second.value, kIntLimit)) most = std::max(most, static_cast<long>(*n));
+  }
+  return most;
+}
+
+/// Throw for a header that would end the process inside CFITSIO: a table's column name it would
+/// copy past its field, a tile-compressed image whose values it would divide by, and a
+/// tile-compressed image or table whose integer keyword it cannot report. Every card of a
 /// duplicated keyword counts.
-void check_header(const Keywords& k, int hdu, const ErrorContext& where) {
-  const bool image = any_is(k, "ZIMAGE", {"T"});
-  if (!image && !any_is(k, "ZTABLE", {"T"})) return;
-  const auto refuse = [&](const Card& card, const std::string& what) {
+void check_header(const Keywords& k, const std::vector<NameCard>& names, int hdu,
+                  const ErrorContext& where) {
+  const auto refuse = [&](std::uint64_t offset, const std::string& what) {
     ErrorContext at = where;
     at.hdu = hdu;
-    at.offset = card.offset;
+    at.offset = offset;
     throw Error(ErrorCode::kMalformed, what, at);
   };
+  if (any_is(k, "XTENSION", {"BINTABLE", "TABLE", "A3DTABLE", "3DTABLE"})) {
+    // CFITSIO ignores a TTYPEn beyond the columns it read from TFIELDS.
+    const long columns = declared_columns(k);
+    for (const auto& [name, offset] : names) {
+      if (name.index >= 1 && name.index <= columns) {
+        refuse(offset, "the table's column name " + name.keyword + " is an unquoted value of " +
+                           std::to_string(name.length) +
+                           " characters (a FITS string is quoted, and CFITSIO 4.2 would abort "
+                           "the process copying it into its 70-byte name field)");
+      }
+    }
+  }
+  const bool image = any_is(k, "ZIMAGE", {"T"});
+  if (!image && !any_is(k, "ZTABLE", {"T"})) return;
   // CFITSIO 4.2's message for an integer keyword it cannot convert (ffc2j) appends up to 30
   // characters of the value to 52 in an 81-byte buffer: from 29 characters on, glibc's
   // overflow check aborts the process.
   for (const auto& [name, card] : k) {
     if (read_as_integer(name) && card.written >= 29 && !as_integer(card.value, kLongLimit)) {
-      refuse(card, "the tile-compressed HDU's " + name + " = " + printable(card.value) +
+      refuse(card.offset, "the tile-compressed HDU's " + name + " = " + printable(card.value) +
                        " is not an integer (CFITSIO 4.2 would abort the process reporting it)");
     }
   }
@@ -192,7 +223,7 @@ void check_header(const Keywords& k, int hdu, const ErrorContext& where) {
   for (const auto& [name, card] : k) {
     if (!name.starts_with("ZTILE")) continue;
     if (as_integer(card.value, kIntLimit) == 0) {
-      refuse(card, "the tile-compressed image declares " + name + " = " + printable(card.value) +
+      refuse(card.offset, "the tile-compressed image declares " + name + " = " + printable(card.value) +
                        ": a tile cannot be 0 pixels long on an axis (CFITSIO would divide by it)");
     }
   }
@@ -203,7 +234,7 @@ void check_header(const Keywords& k, int hdu, const ErrorContext& where) {
   const auto [first, last] = k.equal_range("ZVAL1");
   for (auto it = first; it != last; ++it) {
     if (as_integer(it->second.value, kIntLimit) == 0) {
-      refuse(it->second, "the RICE_1-compressed image declares ZVAL1 = " + printable(it->second.value) +
+      refuse(it->second.offset, "the RICE_1-compressed image declares ZVAL1 = " + printable(it->second.value) +
                              ": a block of 0 pixels, which CFITSIO would divide by");
     }
   }
@@ -211,7 +242,43 @@ void check_header(const Keywords& k, int hdu, const ErrorContext& where) {
 
 }  // namespace
 
-void check_compressed_image_headers(fitsfile* in, const ErrorContext& where) {
+std::optional<OverlongColumnName> overlong_column_name(std::string_view card) {
+  card = card.substr(0, card.find('\0'));  // CFITSIO reads the card as a C string
+  // The keyword is the text up to the first blank or '=' (at most 8 characters). A HIERARCH
+  // card's value starts after column 16: it cannot reach 70 characters.
+  if (!card.starts_with("TTYPE")) return std::nullopt;
+  std::size_t n = 5;
+  while (n < 8 && n < card.size() && card[n] != ' ' && card[n] != '=') ++n;
+  std::string keyword(card.substr(0, n));
+  const std::string suffix = keyword.substr(5);
+  char* end = nullptr;
+  const long index = std::strtol(suffix.c_str(), &end, 10);
+  if (*end != '\0') return std::nullopt;  // CFITSIO skips a keyword without a number
+  // The value starts after "= " in columns 9-10, or else after the card's first '='.
+  std::size_t pos = 0;
+  if (card.size() >= 10 && card.substr(8, 2) == "= ") {
+    pos = 10;
+  } else {
+    const auto equals = card.find('=');
+    if (equals == std::string_view::npos) return std::nullopt;
+    pos = equals + 1;
+  }
+  pos = card.find_first_not_of(' ', pos);
+  // CFITSIO keeps a quoted name below 70 characters.
+  if (pos == std::string_view::npos || card[pos] == '\'' || card[pos] == '/') return std::nullopt;
+  std::size_t stop = 0;
+  if (card[pos] == '(') {  // a complex value, up to its ')'
+    stop = card.find(')', pos);
+    if (stop == std::string_view::npos) return std::nullopt;  // CFITSIO reports it
+    ++stop;
+  } else {  // a token, up to a blank or '/'
+    stop = std::min(card.find_first_of(" /", pos), card.size());
+  }
+  if (stop - pos < kColumnNameField) return std::nullopt;
+  return OverlongColumnName{std::move(keyword), index, stop - pos};
+}
+
+void check_extension_headers(fitsfile* in, const ErrorContext& where) {
   int status = 0;
   int current = 0;
   fits_get_hdu_num(in, &current);
@@ -226,6 +293,7 @@ void check_compressed_image_headers(fitsfile* in, const ErrorContext& where) {
   std::uint64_t at = static_cast<std::uint64_t>(end);
   for (int hdu = current + 1; at <= total && total - at >= kBlock; ++hdu) {
     Keywords keywords;
+    std::vector<NameCard> names;
     std::uint64_t pos = at;
     bool ended = false;
     while (!ended) {
@@ -244,12 +312,13 @@ void check_compressed_image_headers(fitsfile* in, const ErrorContext& where) {
           ended = true;
           break;
         }
+        if (auto name = overlong_column_name(card)) names.push_back({std::move(*name), pos + c * kCard});
         if (!wanted(keyword)) continue;
         if (auto value = value_of(card, pos + c * kCard)) keywords.emplace(keyword, std::move(*value));
       }
       pos += kBlock;
     }
-    check_header(keywords, hdu, where);
+    check_header(keywords, names, hdu, where);
     const auto size = data_size(keywords);
     if (!size) return;
     const std::uint64_t padded = *size / kBlock * kBlock + (*size % kBlock != 0 ? kBlock : 0);
