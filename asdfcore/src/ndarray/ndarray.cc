@@ -1097,6 +1097,23 @@ class NDArrayReader {
       }
     }
     a.dtype_ = dtype ? *dtype : infer_dtype(values, path);
+    if (dtype && !records && dtype->length() == 0 &&
+        (dtype->kind() == DTypeKind::kAscii || dtype->kind() == DTypeKind::kUcs4)) {
+      // numpy's unsized string: as long as the longest value, at least 1 (python asdf reads
+      // [ascii, 0] with data [abc, d] as S3).
+      std::uint64_t width = 1;
+      for (const Value& v : values) {
+        if (v.type == Value::Type::kNull) continue;
+        const std::string text = py_str(v);
+        if (dtype->kind() == DTypeKind::kAscii) {
+          width = std::max<std::uint64_t>(width, text.size());
+        } else if (const auto points = decode_utf8(text)) {
+          width = std::max<std::uint64_t>(width, points->size());
+        }
+      }
+      a.dtype_ = dtype->kind() == DTypeKind::kAscii ? DType::ascii(width)
+                                                    : DType::ucs4(width, dtype->byte_order());
+    }
     a.size_ = cells.size();
     const std::uint64_t itemsize = a.dtype_.itemsize();
     if (itemsize != 0 && a.size_ > NDArray::kMaxInlineBytes / itemsize) {
@@ -1109,7 +1126,10 @@ class NDArrayReader {
     }
     a.nbytes_ = a.size_ * itemsize;
     if (shape_node) check_declared_shape(a, *shape_node);
-    std::vector<std::uint8_t> bytes(a.nbytes_);
+    // At least one byte, so that every element has a valid address even when the dtype is
+    // 0 bytes long (a string of length 0): the values are still checked, and memcpy or memset
+    // of 0 bytes is given a real pointer (fuzz finding 10).
+    std::vector<std::uint8_t> bytes(std::max<std::uint64_t>(a.nbytes_, 1));
     bool any_null = false;
     for (std::size_t i = 0; i < cells.size(); ++i) {
       std::uint8_t* dst = bytes.data() + i * itemsize;
@@ -1127,6 +1147,7 @@ class NDArrayReader {
         a.mask_.nulls[i] = values[i].type == Value::Type::kNull ? 1 : 0;
       }
     }
+    bytes.resize(a.nbytes_);
     a.data_ = io::Buffer::from_vector(std::move(bytes));
     a.strides_.assign(a.shape_.size(), 0);
     std::uint64_t step = itemsize;

@@ -438,6 +438,25 @@ TEST_CASE("inline data and type inference", "[ndarray]") {
     node->set("shape", seq({str("*")}));
     CHECK(read(node, none).shape() == std::vector<std::uint64_t>{2});
   }
+  SECTION("a string datatype of length 0 is as long as the longest value, as in numpy") {
+    // python asdf 2.14: [ascii, 0] with [abc, d] reads as |S3, [ucs4, 0] with ['', ''] as <U1,
+    // numbers take their text. Fuzz finding 10: elements of 0 bytes were written through a
+    // null pointer (memset of 0 bytes, undefined behaviour seen by UBSan).
+    const auto typed = [](NodePtr data, NodePtr datatype) {
+      return map({{"data", std::move(data)}, {"datatype", std::move(datatype)}});
+    };
+    const NDArray a = read(typed(seq({str("abc"), str("d")}), seq({str("ascii"), num(0)})), none);
+    CHECK(a.dtype().numpy_str() == "|S3");
+    CHECK(a.to_c_order(ByteOrder::kLittle) == Bytes{'a', 'b', 'c', 'd', 0, 0});
+    const NDArray e = read(typed(seq({str(""), str("")}), seq({str("ucs4"), num(0)})), none);
+    CHECK(e.dtype().numpy_str() == "<U1");
+    CHECK(e.to_c_order(ByteOrder::kLittle) == Bytes(8, 0));
+    const NDArray n = read(typed(seq({num(12), num(3456)}), seq({str("ucs4"), num(0)})), none);
+    CHECK(n.dtype().numpy_str() == "<U4");
+    const NDArray u =
+        read(typed(seq({str("\xc3\xa9"), str("ab")}), seq({str("ucs4"), num(0)})), none);
+    CHECK(u.dtype().numpy_str() == "<U2");
+  }
   SECTION("asdf-reference float.yaml: PyYAML's .nan has its sign bit set") {
     const double yaml_nan = std::bit_cast<double>(std::uint64_t{0xfff8000000000000});
     const auto values = [&] {
