@@ -6,8 +6,10 @@ usage: make_corpus.py OUT_DIR [--cli PATH] SOURCE_DIR...
 Writes OUT_DIR/<target>/<sha1 of the bytes> (so running it again changes nothing):
   asdf_file, asdf_to_fits   every *.asdf file; plus the ASDF files `fitsasdf convert` makes of
                             the FITS files (fits lists) when --cli is given
-  fits_to_asdf              every *.fits / *.fits.gz / *.fz file; plus FITS files carrying an
-                            ASDF extension, made by `fitsasdf convert` from the ASDF files
+  fits_to_asdf              every *.fits / *.fits.gz / *.fz file; fpack's tile-compressed images
+                            and table of mutate_tiles.py (every algorithm); plus FITS files
+                            carrying an ASDF extension, made by `fitsasdf convert` from the ASDF
+                            files
   yaml_tree                 the YAML tree of every ASDF file, and the *.yaml files
   block_index               a selector byte then the tail of every ASDF file from its block index
                             (or its last block), and a few hand-made indexes
@@ -82,6 +84,16 @@ def main(argv):
             put(out, 'yaml_tree', data)
     for path in fits_files:
         put(out, 'fits_to_asdf', open(path, 'rb').read())
+    # Tile-compressed images and a table made by fpack with every algorithm (RICE_1, GZIP_1,
+    # GZIP_2, HCOMPRESS_1, PLIO_1, edge tiles), so that every tile decoder is reached.
+    try:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import mutate_tiles
+        with tempfile.TemporaryDirectory(prefix='fitsasdf-seeds-') as tmp:
+            for path in mutate_tiles.inputs(tmp):
+                put(out, 'fits_to_asdf', open(path, 'rb').read())
+    except (OSError, subprocess.CalledProcessError) as e:
+        print('no fpack seeds: %s' % e, file=sys.stderr)
     for text in (b'#ASDF BLOCK INDEX\n%YAML 1.1\n---\n- 12\n- 345\n...\n',
                  b'#ASDF BLOCK INDEX\n%YAML 1.1\n--- []\n...\n',
                  b'#ASDF BLOCK INDEX\n%YAML 1.1\n---\n- 18446744073709551615\n...\n\0\0'):

@@ -563,6 +563,29 @@ def rice_image_hdu(ztile=("10", "1"), zval1="32", zval2="2"):
     return header(cards), pad(rows + tile * 10)
 
 
+def tiled_image_hdu(algorithm, tiles, extra=()):
+    """A tile-compressed 10 x 10 int16 image, one tile a row, with `tiles` as the rows' bytes."""
+    heap = b"".join(tiles)
+    rows, at = b"", 0
+    for t in tiles:
+        rows += struct.pack(">ii", len(t), at)
+        at += len(t)
+    cards = [card("XTENSION", "'BINTABLE'"), card("BITPIX", "8"), card("NAXIS", "2"),
+             card("NAXIS1", "8"), card("NAXIS2", str(len(tiles))), card("PCOUNT", str(len(heap))),
+             card("GCOUNT", "1"), card("TFIELDS", "1"), card("TTYPE1", "'COMPRESSED_DATA'"),
+             card("TFORM1", "'1PB(%d)'" % max(len(t) for t in tiles)), card("ZIMAGE", "T"),
+             card("ZBITPIX", "16"), card("ZNAXIS", "2"), card("ZNAXIS1", "10"),
+             card("ZNAXIS2", "10"), card("ZTILE1", "10"), card("ZTILE2", "1"),
+             card("ZCMPTYPE", "'%s'" % algorithm)]
+    return header(cards + list(extra)), pad(rows + heap)
+
+
+def gzip_tile(row):
+    """One row of the image above (pixels 100 * row + column, big-endian) as a GZIP_1 tile."""
+    z = zlib.compressobj(9, zlib.DEFLATED, 31)
+    return z.compress(b"".join(struct.pack(">h", 100 * row + c) for c in range(10))) + z.flush()
+
+
 def ascii_hdu(tbcol="1", tform="I6", naxis1="16", extra=()):
     cards = [card("XTENSION", "'TABLE'"), card("BITPIX", "8"), card("NAXIS", "2"),
              card("NAXIS1", naxis1), card("NAXIS2", "2"), card("PCOUNT", "0"),
@@ -764,6 +787,34 @@ def fits_cases():
          {"in.fits": fits(image_hdu(), ascii_hdu(extra=[complex_name]))},
          [fail(2, "malformed"), run(["verify", "{in}"], 2, "malformed")],
          "an ASCII table's TTYPE1 is a 70-character complex-number token '(XX...X)'")
+    # Tiles CFITSIO 4.2 mishandles: a gzip stream cut short makes it grow its output buffer
+    # without end (minutes, over 100 GB of address space), and HCOMPRESS takes a tile's
+    # dimensions from the stream, writing outside the tile's buffer when they lie.
+    tiles = [gzip_tile(r) for r in range(10)]
+    case("fits_gzip_tiles_base", "valid variant",
+         {"in.fits": fits(rice_empty_primary, tiled_image_hdu("GZIP_1", tiles))},
+         [ok()], "a sound GZIP_1 tile-compressed image converts")
+    cut = tiles[:4] + [tiles[4][:-12]] + tiles[5:]
+    case("fits_gzip_tile_cut", "truncation",
+         {"in.fits": fits(rice_empty_primary, tiled_image_hdu("GZIP_1", cut))},
+         [fail(2, "compression")], "tile 5's gzip stream is cut 12 bytes before its end")
+    z = zlib.compressobj(9, zlib.DEFLATED, 31)
+    bomb = tiles[:2] + [z.compress(bytes(1 << 20)) + z.flush()] + tiles[3:]
+    case("fits_gzip_tile_bomb", "decompression bomb",
+         {"in.fits": fits(rice_empty_primary, tiled_image_hdu("GZIP_1", bomb))},
+         [fail(2, "compression")],
+         "tile 3 (a row of 20 bytes) inflates to 1 MiB from %d bytes" % len(bomb[2]))
+    hparams = [card("ZNAME1", "'SCALE'"), card("ZVAL1", "0"), card("ZNAME2", "'SMOOTH'"),
+               card("ZVAL2", "0")]
+    for name, nx, ny, note in [("more_pixels", 1, 1000, "1 x 1000 pixels for a tile of 10"),
+                               ("negative", -1, -10, "-1 x -10 pixels")]:
+        stream = b"\xdd\x99" + struct.pack(">iii", nx, ny, 0) + bytes(20)
+        case("fits_hcompress_tile_" + name, "CFITSIO writes out of bounds",
+             {"in.fits": fits(rice_empty_primary,
+                              tiled_image_hdu("HCOMPRESS_1", [stream] * 10, hparams))},
+             [fail(2, "compression")],
+             "every HCOMPRESS tile's stream declares " + note + ": refused before CFITSIO "
+             "decodes it")
     gz = zlib.compressobj(9, zlib.DEFLATED, 31)
     big_zero = fits(image_hdu(bitpix="8", naxes=(str(256 << 20),), data=b""))[:2880]
     gz_bytes = gz.compress(big_zero)

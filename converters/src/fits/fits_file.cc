@@ -14,7 +14,7 @@
 #include "asdfcore/io/mapped_file.h"
 #include "fits/cfitsio.h"
 #include "fits/header_guard.h"
-#include "fits/rice_guard.h"
+#include "fits/tile_guard.h"
 
 namespace fitsasdf::fits {
 
@@ -454,7 +454,7 @@ std::vector<std::uint8_t> FitsFile::decompress_image(int index) const {
   fits_set_bscale(in, 1.0, 0.0, &status);
   fits_set_bscale(out, 1.0, 0.0, &status);
   const int datatype = image_datatype(bitpix);
-  check_rice_tiles(in, where(index));  // CFITSIO's Rice decoder reads past damaged tiles
+  check_image_tiles(in, where(index));  // CFITSIO mishandles damaged Rice and gzip tiles
   if (count > 0) {
     std::vector<std::uint8_t> pixels(static_cast<std::size_t>(count) *
                                      static_cast<std::size_t>(std::abs(bitpix) / 8));
@@ -495,6 +495,7 @@ std::vector<std::uint8_t> FitsFile::decompress_table(int index) const {
   refuse_oversized(static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(row) +
                        static_cast<std::uint64_t>(heap),
                    1, max_memory_, "the decompressed table", where(index));
+  check_table_tiles(in, where(index));  // CFITSIO mishandles damaged gzip and Rice tiles
   CfitsioHandle out;
   create_memory_file(out, where(index));
   fits_uncompress_table(in, out.f, &status);

@@ -1,12 +1,6 @@
 #include "fits/rice_guard.h"
 
 #include <algorithm>
-#include <cstring>
-#include <string>
-#include <vector>
-
-#include "fits/cfitsio.h"
-#include "fits/fits_file.h"
 
 namespace fitsasdf::fits {
 namespace {
@@ -19,25 +13,6 @@ int significant_bits(std::uint32_t byte) {
     byte >>= 1;
   }
   return n;
-}
-
-/// Read a keyword of the current HDU as `type` (TLONG, or TINT as CFITSIO reads the ZVALn), or
-/// `fallback` when it is absent or unreadable.
-long read_long(fitsfile* in, const char* keyword, long fallback, int type = TLONG) {
-  int status = 0;
-  long value = fallback;
-  if (type == TINT) {
-    int narrow = 0;
-    fits_read_key(in, TINT, keyword, &narrow, nullptr, &status);
-    if (status == 0) value = narrow;
-  } else {
-    fits_read_key(in, TLONG, keyword, &value, nullptr, &status);
-  }
-  if (status != 0) {
-    fits_clear_errmsg();
-    return fallback;
-  }
-  return value;
 }
 
 }  // namespace
@@ -110,88 +85,6 @@ bool rice_tile_in_bounds(std::span<const std::uint8_t> tile, std::uint64_t nx, i
     }
   }
   return true;
-}
-
-void check_rice_tiles(fitsfile* in, const asdfcore::ErrorContext& where) {
-  int status = 0;
-  char type[FLEN_VALUE] = {};
-  fits_read_key(in, TSTRING, "ZCMPTYPE", type, nullptr, &status);
-  if (status != 0) {
-    fits_clear_errmsg();
-    return;
-  }
-  if (std::strcmp(type, "RICE_1") != 0 && std::strcmp(type, "RICE_ONE") != 0) return;
-  // As CFITSIO reads them: ZVAL1 the block size, ZVAL2 the bytes per pixel, swapped when an old
-  // writer put them the other way round.
-  long nblock = read_long(in, "ZVAL1", 32, TINT);
-  long bytepix = read_long(in, "ZVAL2", 4, TINT);
-  if (nblock < 16 && bytepix > 8) std::swap(nblock, bytepix);
-  if (nblock <= 0) {  // CFITSIO's decoder would never advance, reading codes past the tile
-    throw asdfcore::Error(asdfcore::ErrorCode::kMalformed,
-                          "the RICE_1-compressed image declares a block size of " +
-                              std::to_string(nblock) + " pixels",
-                          where);
-  }
-  const long naxis = read_long(in, "ZNAXIS", -1);
-  if (naxis < 1 || naxis > 999) return;
-  std::vector<long> axes(static_cast<std::size_t>(naxis));
-  std::vector<long> tiles(static_cast<std::size_t>(naxis));
-  for (long k = 0; k < naxis; ++k) {
-    const std::string n = std::to_string(k + 1);
-    axes[k] = read_long(in, ("ZNAXIS" + n).c_str(), -1);
-    tiles[k] = read_long(in, ("ZTILE" + n).c_str(), k == 0 ? axes[k] : 1);
-    if (axes[k] <= 0 || tiles[k] <= 0) return;
-  }
-  int column = 0;
-  fits_get_colnum(in, CASEINSEN, const_cast<char*>("COMPRESSED_DATA"), &column, &status);
-  long rows = 0;
-  fits_get_num_rows(in, &rows, &status);
-  if (status != 0) {
-    fits_clear_errmsg();
-    return;
-  }
-  // Each row is one tile, in FITS order (first axis fastest); its pixels are the tile's extent
-  // clipped at the image's edge.
-  std::vector<long> index(static_cast<std::size_t>(naxis), 0);
-  std::vector<std::uint8_t> bytes;
-  for (long row = 1; row <= rows; ++row) {
-    std::uint64_t nx = 1;
-    for (long k = 0; k < naxis; ++k) {
-      const long start = index[k] * tiles[k];
-      if (start >= axes[k]) return;  // more rows than tiles: leave it to CFITSIO
-      nx *= static_cast<std::uint64_t>(std::min(tiles[k], axes[k] - start));
-    }
-    for (long k = 0; k < naxis; ++k) {  // the next tile
-      if (static_cast<long>(++index[k]) * tiles[k] < axes[k]) break;
-      index[k] = 0;
-    }
-    // A tile that cannot be read here is refused, not left to CFITSIO: its reads of a damaged
-    // file depend on what its buffers already hold, so the decompression that follows may read
-    // the same tile without an error, and then decode bytes this guard never saw.
-    LONGLONG length = 0, offset = 0;
-    fits_read_descriptll(in, column, row, &length, &offset, &status);
-    check_status(status, "cannot read the descriptor of tile " + std::to_string(row) +
-                             " of the compressed image", where);
-    if (length <= 0) continue;  // stored in another column, or lost: not Rice-decoded here
-    if (length > in->Fptr->logfilesize) {  // CFITSIO would allocate it before reading
-      throw asdfcore::Error(asdfcore::ErrorCode::kMalformed,
-                            "tile " + std::to_string(row) + " of the compressed image declares " +
-                                std::to_string(length) + " bytes, more than the whole file",
-                            where);
-    }
-    bytes.resize(static_cast<std::size_t>(length));
-    int anynul = 0;
-    fits_read_col(in, TBYTE, column, row, 1, length, nullptr, bytes.data(), &anynul, &status);
-    check_status(status, "cannot read tile " + std::to_string(row) + " of the compressed image",
-                 where);
-    if (!rice_tile_in_bounds(bytes, nx, static_cast<int>(nblock), static_cast<int>(bytepix))) {
-      throw asdfcore::Error(asdfcore::ErrorCode::kCompression,
-                            "tile " + std::to_string(row) + " of the RICE_1-compressed image is "
-                            "damaged: decoding it would read past its " +
-                                std::to_string(length) + " bytes",
-                            where);
-    }
-  }
 }
 
 }  // namespace fitsasdf::fits

@@ -2,14 +2,10 @@
 // A guard in front of CFITSIO's Rice decoder. CFITSIO 4.2's fits_rdecomp, fits_rdecomp_short
 // and fits_rdecomp_byte check that they stayed inside a tile's bytes only at the end of each
 // block of pixels, so a damaged tile (a long run of zero bits) makes them read far past the
-// tile's buffer and crash. These functions replay the decoder's reads without decoding, and
-// refuse a tile that would leave its bytes.
+// tile's buffer and crash. `rice_tile_in_bounds` replays the decoder's reads without decoding,
+// so that a tile that would leave its bytes is refused (tile_guard.h walks the tiles).
 #include <cstdint>
 #include <span>
-
-#include <fitsio.h>
-
-#include "asdfcore/error.h"
 
 namespace fitsasdf::fits {
 
@@ -17,12 +13,5 @@ namespace fitsasdf::fits {
 /// blocks of `nblock` from `tile` reads only bytes inside `tile`, as CFITSIO's decoder reads.
 bool rice_tile_in_bounds(std::span<const std::uint8_t> tile, std::uint64_t nx, int nblock,
                          int bytepix);
-
-/// For the tile-compressed image at `in`'s current HDU, when its ZCMPTYPE is RICE_1: throw
-/// `Error` (malformed) with `where` naming the first tile whose bytes the decoder would read
-/// past, or the first tile whose descriptor or bytes cannot be read (CFITSIO's status, as
-/// `check_status` turns it into an error). Does nothing for other algorithms, or when the header
-/// is too damaged to say (CFITSIO then refuses it itself). The file's current HDU is unchanged.
-void check_rice_tiles(fitsfile* in, const asdfcore::ErrorContext& where);
 
 }  // namespace fitsasdf::fits

@@ -1,0 +1,322 @@
+#include "fits/tile_guard.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "fits/cfitsio.h"
+#include "fits/fits_file.h"
+#include "fits/rice_guard.h"
+
+namespace fitsasdf::fits {
+namespace {
+
+using asdfcore::Error;
+using asdfcore::ErrorCode;
+
+/// Read a keyword of the current HDU as `type` (TLONG, or TINT as CFITSIO reads the ZVALn), or
+/// `fallback` when it is absent or unreadable.
+long read_long(fitsfile* in, const char* keyword, long fallback, int type = TLONG) {
+  int status = 0;
+  long value = fallback;
+  if (type == TINT) {
+    int narrow = 0;
+    fits_read_key(in, TINT, keyword, &narrow, nullptr, &status);
+    if (status == 0) value = narrow;
+  } else {
+    fits_read_key(in, TLONG, keyword, &value, nullptr, &status);
+  }
+  if (status != 0) {
+    fits_clear_errmsg();
+    return fallback;
+  }
+  return value;
+}
+
+/// The number of the column `name`, or 0 when the table has none.
+int column_number(fitsfile* in, const char* name) {
+  int status = 0;
+  int column = 0;
+  fits_get_colnum(in, CASEINSEN, const_cast<char*>(name), &column, &status);
+  if (status != 0) {
+    fits_clear_errmsg();
+    return 0;
+  }
+  return column;
+}
+
+/// The decoder CFITSIO uses for the COMPRESSED_DATA column.
+enum class Decoder { kRice, kGzip, kHcompress, kUnchecked };
+
+/// The bytes of the tile in row `row` of `column` (only its length when not `want_bytes`): empty
+/// when its descriptor says none (the tile is in another column). Throws when CFITSIO cannot read the descriptor or the bytes, or when
+/// the descriptor declares more bytes than the file. A tile that cannot be read here is refused,
+/// not left to CFITSIO: its reads of a damaged file depend on what its buffers already hold, so
+/// the decompression that follows may read the same tile without an error, and then decode
+/// bytes this guard never saw.
+void read_tile(fitsfile* in, int column, long row, bool want_bytes,
+               std::vector<std::uint8_t>& bytes, const asdfcore::ErrorContext& where,
+               const char* what = "image") {
+  int status = 0;
+  LONGLONG length = 0, offset = 0;
+  fits_read_descriptll(in, column, row, &length, &offset, &status);
+  check_status(status, "cannot read the descriptor of tile " + std::to_string(row) +
+                           " of the compressed " + what, where);
+  bytes.clear();
+  if (length <= 0) return;
+  if (length > in->Fptr->logfilesize) {  // CFITSIO would allocate it before reading
+    throw Error(ErrorCode::kMalformed,
+                "tile " + std::to_string(row) + " of the compressed " + what + " declares " +
+                    std::to_string(length) + " bytes, more than the whole file",
+                where);
+  }
+  if (!want_bytes) {
+    bytes.assign(1, 0);  // not empty: the tile is in this column
+    return;
+  }
+  // The bytes as stored: a column's TSCALn and TZEROn (kept on a compressed table's columns)
+  // do not apply to them.
+  LONGLONG head = 0, data = 0, end = 0;
+  fits_get_hduaddrll(in, &head, &data, &end, &status);
+  const LONGLONG size = in->Fptr->logfilesize;
+  const LONGLONG heap = in->Fptr->heapstart;
+  if (status == 0 && (offset < 0 || heap < 0 || offset > size || heap > size ||
+                      data + heap + offset > size - length)) {
+    throw Error(ErrorCode::kTruncated,
+                "cannot read tile " + std::to_string(row) + " of the compressed " + what +
+                    ": its bytes lie past the end of the file",
+                where);
+  }
+  const LONGLONG at = data + heap + offset;
+  bytes.resize(static_cast<std::size_t>(length));
+  ffmbyt(in, at, 0 /* report EOF */, &status);
+  ffgbyt(in, length, bytes.data(), &status);
+  check_status(status, "cannot read tile " + std::to_string(row) + " of the compressed " + what,
+               where);
+}
+
+}  // namespace
+
+std::optional<std::string> gzip_tile_problem(std::span<const std::uint8_t> tile,
+                                             std::uint64_t limit) {
+  z_stream z{};
+  if (inflateInit2(&z, 15 + 16) != Z_OK) return std::string("zlib cannot start inflating");
+  std::array<unsigned char, 64 * 1024> scratch{};
+  std::optional<std::string> problem;
+  std::size_t consumed = 0;
+  while (!problem) {
+    if (z.avail_in == 0 && consumed < tile.size()) {
+      const std::size_t piece = std::min<std::size_t>(tile.size() - consumed, 1u << 30);
+      z.next_in = const_cast<unsigned char*>(tile.data() + consumed);
+      z.avail_in = static_cast<uInt>(piece);
+      consumed += piece;
+    }
+    z.next_out = scratch.data();
+    z.avail_out = static_cast<uInt>(scratch.size());
+    const int rc = inflate(&z, Z_NO_FLUSH);
+    if (z.total_out > limit) {
+      problem = "it inflates past the " + std::to_string(limit) + " bytes its pixels can take";
+    } else if (rc == Z_STREAM_END) {
+      break;
+    } else if (rc == Z_BUF_ERROR || (rc == Z_OK && z.avail_in == 0 && consumed == tile.size() &&
+                                     z.avail_out != 0)) {
+      problem = "its " + std::to_string(tile.size()) +
+                " bytes end before its gzip stream does (the tile is cut short)";
+    } else if (rc != Z_OK) {
+      problem = std::string("zlib reports it damaged (") + (z.msg ? z.msg : "no message") + ")";
+    }
+  }
+  inflateEnd(&z);
+  return problem;
+}
+
+std::optional<std::string> hcompress_tile_problem(std::span<const std::uint8_t> tile,
+                                                  std::uint64_t pixels) {
+  // The stream opens with the magic bytes DD 99, then its dimensions and scale as big-endian
+  // 32-bit integers.
+  if (tile.size() < 14) {
+    return "its " + std::to_string(tile.size()) + " bytes are shorter than an HCOMPRESS header";
+  }
+  if (tile[0] != 0xDD || tile[1] != 0x99) return std::string("it does not start as HCOMPRESS data");
+  const auto int32 = [&](std::size_t at) {
+    return static_cast<std::int32_t>(static_cast<std::uint32_t>(tile[at]) << 24 |
+                                     static_cast<std::uint32_t>(tile[at + 1]) << 16 |
+                                     static_cast<std::uint32_t>(tile[at + 2]) << 8 |
+                                     static_cast<std::uint32_t>(tile[at + 3]));
+  };
+  const std::int64_t nx = int32(2), ny = int32(6);
+  if (nx < 1 || ny < 1 || static_cast<std::uint64_t>(nx * ny) != pixels) {
+    return "its stream declares " + std::to_string(nx) + " x " + std::to_string(ny) +
+           " pixels for a tile of " + std::to_string(pixels);
+  }
+  return std::nullopt;
+}
+
+void check_image_tiles(fitsfile* in, const asdfcore::ErrorContext& where) {
+  int status = 0;
+  char type[FLEN_VALUE] = {};
+  fits_read_key(in, TSTRING, "ZCMPTYPE", type, nullptr, &status);
+  if (status != 0) {
+    fits_clear_errmsg();
+    return;
+  }
+  const std::string algorithm = type;
+  Decoder decoder = Decoder::kUnchecked;
+  if (algorithm == "RICE_1" || algorithm == "RICE_ONE") decoder = Decoder::kRice;
+  if (algorithm == "GZIP_1" || algorithm == "GZIP_2") decoder = Decoder::kGzip;
+  if (algorithm == "HCOMPRESS_1") decoder = Decoder::kHcompress;
+  // As CFITSIO reads them: ZVAL1 the block size, ZVAL2 the bytes per pixel, swapped when an old
+  // writer put them the other way round.
+  long nblock = read_long(in, "ZVAL1", 32, TINT);
+  long bytepix = read_long(in, "ZVAL2", 4, TINT);
+  if (decoder == Decoder::kRice) {
+    if (nblock < 16 && bytepix > 8) std::swap(nblock, bytepix);
+    if (nblock <= 0) {  // CFITSIO's decoder would never advance, reading codes past the tile
+      throw Error(ErrorCode::kMalformed,
+                  "the RICE_1-compressed image declares a block size of " +
+                      std::to_string(nblock) + " pixels",
+                  where);
+    }
+  }
+  const long naxis = read_long(in, "ZNAXIS", -1);
+  if (naxis < 1 || naxis > 999) return;
+  std::vector<long> axes(static_cast<std::size_t>(naxis));
+  std::vector<long> tiles(static_cast<std::size_t>(naxis));
+  for (long k = 0; k < naxis; ++k) {
+    const std::string n = std::to_string(k + 1);
+    axes[k] = read_long(in, ("ZNAXIS" + n).c_str(), -1);
+    tiles[k] = read_long(in, ("ZTILE" + n).c_str(), k == 0 ? axes[k] : 1);
+    if (axes[k] <= 0 || tiles[k] <= 0) return;
+  }
+  // CFITSIO looks the columns up by these names (COMPRESSED_DATA in any case).
+  int compressed = 0;
+  fits_get_colnum(in, CASEINSEN, const_cast<char*>("COMPRESSED_DATA"), &compressed, &status);
+  const int gzip_column = column_number(in, "GZIP_COMPRESSED_DATA");
+  long rows = 0;
+  fits_get_num_rows(in, &rows, &status);
+  if (status != 0) {
+    fits_clear_errmsg();
+    return;
+  }
+  // Each row is one tile, in FITS order (first axis fastest); its pixels are the tile's extent
+  // clipped at the image's edge.
+  std::vector<long> index(static_cast<std::size_t>(naxis), 0);
+  std::vector<std::uint8_t> bytes;
+  const auto refuse = [&](long row, const std::string& what) {
+    throw Error(ErrorCode::kCompression,
+                "tile " + std::to_string(row) + " of the " + algorithm +
+                    "-compressed image is damaged: " + what,
+                where);
+  };
+  for (long row = 1; row <= rows; ++row) {
+    std::uint64_t nx = 1;
+    for (long k = 0; k < naxis; ++k) {
+      const long start = index[k] * tiles[k];
+      if (start >= axes[k]) return;  // more rows than tiles: leave it to CFITSIO
+      nx *= static_cast<std::uint64_t>(std::min(tiles[k], axes[k] - start));
+    }
+    for (long k = 0; k < naxis; ++k) {  // the next tile
+      if (static_cast<long>(++index[k]) * tiles[k] < axes[k]) break;
+      index[k] = 0;
+    }
+    // No pixel is wider than 8 bytes, in any column.
+    const std::uint64_t most = nx * 8;
+    // PLIO_1 keeps 16-bit integers in its column: only the descriptor is read.
+    read_tile(in, compressed, row, decoder != Decoder::kUnchecked, bytes, where);
+    if (!bytes.empty()) {
+      if (decoder == Decoder::kRice &&
+          !rice_tile_in_bounds(bytes, nx, static_cast<int>(nblock), static_cast<int>(bytepix))) {
+        refuse(row, "decoding it would read past its " + std::to_string(bytes.size()) + " bytes");
+      }
+      if (decoder == Decoder::kGzip) {
+        if (const auto problem = gzip_tile_problem(bytes, most)) refuse(row, *problem);
+      }
+      if (decoder == Decoder::kHcompress) {
+        if (const auto problem = hcompress_tile_problem(bytes, nx)) refuse(row, *problem);
+      }
+      continue;
+    }
+    // A tile CFITSIO could not compress with the algorithm (a float tile kept without loss).
+    if (gzip_column == 0) continue;
+    read_tile(in, gzip_column, row, true, bytes, where);
+    if (!bytes.empty()) {
+      if (const auto problem = gzip_tile_problem(bytes, most)) {
+        refuse(row, "its GZIP_COMPRESSED_DATA " + *problem);
+      }
+    }
+  }
+}
+
+void check_table_tiles(fitsfile* in, const asdfcore::ErrorContext& where) {
+  const long columns = read_long(in, "TFIELDS", -1);
+  const long rows = read_long(in, "ZNAXIS2", -1);
+  const long tile_rows = read_long(in, "ZTILELEN", rows);
+  long tiles = 0;
+  int status = 0;
+  fits_get_num_rows(in, &tiles, &status);
+  if (status != 0 || columns < 1 || columns > 999 || rows < 0 || tile_rows < 1) {
+    fits_clear_errmsg();
+    return;
+  }
+  std::vector<std::uint8_t> bytes;
+  for (long n = 1; n <= columns; ++n) {
+    const std::string number = std::to_string(n);
+    char algorithm[FLEN_VALUE] = {};
+    char form[FLEN_VALUE] = {};
+    fits_read_key(in, TSTRING, ("ZCTYP" + number).c_str(), algorithm, nullptr, &status);
+    fits_read_key(in, TSTRING, ("ZFORM" + number).c_str(), form, nullptr, &status);
+    int type = 0;
+    long repeat = 0, width = 0;
+    fits_binary_tform(form, &type, &repeat, &width, &status);
+    if (status != 0) {  // CFITSIO refuses such a column itself
+      status = 0;
+      fits_clear_errmsg();
+      continue;
+    }
+    const std::string name = algorithm;
+    const bool gzip = name == "GZIP_1" || name == "GZIP_2";
+    const bool rice = name == "RICE_1" && (width == 1 || width == 2 || width == 4) &&
+                      type != TSTRING && type != TBIT && type > 0;
+    // Variable-length columns are compressed with their descriptors: not looked into here.
+    if (type < 0 || (!gzip && !rice)) continue;
+    const std::uint64_t row_bytes =
+        type == TBIT ? (static_cast<std::uint64_t>(repeat) + 7) / 8
+                     : static_cast<std::uint64_t>(repeat) *
+                           static_cast<std::uint64_t>(type == TSTRING ? 1 : width);
+    for (long t = 1; t <= tiles; ++t) {
+      const long first = (t - 1) * tile_rows;
+      if (first >= rows) break;  // more rows than tiles: leave it to CFITSIO
+      const auto in_tile = static_cast<std::uint64_t>(std::min(tile_rows, rows - first));
+      read_tile(in, static_cast<int>(n), t, true, bytes, where, "table");
+      const auto refuse = [&](const std::string& what) {
+        throw Error(ErrorCode::kCompression,
+                    "tile " + std::to_string(t) + " of column " + number + " of the " + name +
+                        "-compressed table is damaged: " + what,
+                    where);
+      };
+      if (bytes.empty()) {
+        // CFITSIO decodes the empty stream all the same (a Rice decoder reading nothing, an
+        // inflate asking for more room).
+        if (in_tile * row_bytes != 0) {
+          refuse("its descriptor gives no bytes for the " + std::to_string(in_tile * row_bytes) +
+                 " bytes of its rows");
+        }
+        continue;
+      }
+      // CFITSIO inflates into a buffer of the column's bytes in the tile, and reallocates it
+      // (a pointer inside a larger allocation: glibc aborts) when the stream wants more.
+      if (gzip) {
+        if (const auto problem = gzip_tile_problem(bytes, in_tile * row_bytes)) refuse(*problem);
+      } else if (!rice_tile_in_bounds(bytes, in_tile * static_cast<std::uint64_t>(repeat), 32,
+                                      static_cast<int>(width))) {
+        refuse("decoding it would read past its " + std::to_string(bytes.size()) + " bytes");
+      }
+    }
+  }
+}
+
+}  // namespace fitsasdf::fits

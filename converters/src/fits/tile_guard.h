@@ -1,0 +1,56 @@
+#pragma once
+// A guard in front of CFITSIO's tile decoders for tile-compressed images. Each tile is checked
+// before CFITSIO decompresses the image, and a tile CFITSIO would mishandle is refused:
+// - RICE_1: a damaged bit stream makes CFITSIO 4.2's decoder read past the tile (rice_guard.h).
+// - GZIP_1 and GZIP_2 (and the GZIP_COMPRESSED_DATA column, where a float tile compressed without
+//   loss is kept whatever the algorithm): CFITSIO 4.2's uncompress2mem_from_mem grows its output
+//   buffer for as long as inflate asks for more. A stream cut short (its input used up before its
+//   end) makes it grow the buffer without end, to the limit of the address space: minutes of
+//   reallocation and over 100 GB of virtual memory before it fails. A stream that inflates past
+//   its tile (a decompression bomb) is allocated whole.
+// - HCOMPRESS_1: CFITSIO 4.2 takes a tile's dimensions from its stream and decodes that many
+//   pixels into a buffer sized for the tile: a damaged stream (a negative dimension, or more
+//   pixels than the tile) makes it write outside the buffer, and the process crashes or its heap
+//   is corrupted.
+// - A tile whose descriptor declares more bytes than the whole file: CFITSIO allocates it first.
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+
+#include <fitsio.h>
+
+#include "asdfcore/error.h"
+
+namespace fitsasdf::fits {
+
+/// Why `tile` is not one whole gzip stream (RFC 1952, as CFITSIO reads a GZIP tile) that inflates
+/// to at most `limit` bytes: its input ends before the stream does, it inflates past `limit`, or
+/// zlib reports it damaged. Nothing when it is sound (bytes after the stream's end are ignored,
+/// as CFITSIO ignores them). Inflates into a small scratch buffer: nothing is kept.
+std::optional<std::string> gzip_tile_problem(std::span<const std::uint8_t> tile,
+                                             std::uint64_t limit);
+
+/// Why `tile` is not an HCOMPRESS stream of `pixels` pixels: shorter than its header, without its
+/// magic bytes, or declaring dimensions (nx, ny) that are not positive or whose product is not
+/// `pixels`. Nothing when the header is sound. (The decoder may still read past the end of a
+/// damaged tile's bytes; it writes only inside the tile's buffer once the dimensions hold.)
+std::optional<std::string> hcompress_tile_problem(std::span<const std::uint8_t> tile,
+                                                  std::uint64_t pixels);
+
+/// For the tile-compressed image at `in`'s current HDU: throw `Error` with `where` for the first
+/// tile CFITSIO's decoder would mishandle (above: compression), or whose descriptor or bytes
+/// cannot be read (CFITSIO's status, as `check_status` turns it into an error), or that declares
+/// more bytes than the file (malformed). Tiles of PLIO_1 and NOCOMPRESS are not looked into. Does nothing when the header is too damaged to say (CFITSIO then refuses it
+/// itself). The file's current HDU is unchanged.
+void check_image_tiles(fitsfile* in, const asdfcore::ErrorContext& where);
+
+/// For the tile-compressed table at `in`'s current HDU: the same for each column's tiles
+/// compressed with GZIP_1, GZIP_2 or RICE_1. CFITSIO 4.2 inflates a column's tile into a buffer of
+/// the column's bytes in the tile and reallocates that buffer, a pointer into a larger allocation,
+/// when the stream wants more room (cut short or too long): glibc aborts the process. A gzip tile
+/// must inflate to at most the column's bytes in the tile; a Rice tile (blocks of 32) must stay
+/// inside its bytes. Variable-length columns are not looked into.
+void check_table_tiles(fitsfile* in, const asdfcore::ErrorContext& where);
+
+}  // namespace fitsasdf::fits

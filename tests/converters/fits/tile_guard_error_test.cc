@@ -1,0 +1,285 @@
+// The check of every tile before CFITSIO decompresses a tile-compressed image
+// (src/fits/tile_guard.h): gzip streams cut short or inflating past their tile, and HCOMPRESS
+// streams whose dimensions are not the tile's, are refused with an error.
+#include <zlib.h>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "asdfcore/error.h"
+#include "fitsasdf/convert.h"
+
+#include "fits/tile_guard.h"
+#include "support/catch.h"
+#include "support/converted.h"
+#include "support/fits_builder.h"
+#include "support/run.h"
+#include "support/temp_dir.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using asdfcore::ErrorCode;
+using fitsasdf::fits::gzip_tile_problem;
+using fitsasdf::fits::hcompress_tile_problem;
+using Bytes = std::vector<std::uint8_t>;
+using namespace fitsasdf::test::fits_builder;
+
+Bytes gzip(const Bytes& data, int window_bits = 15 + 16) {
+  z_stream z{};
+  REQUIRE(deflateInit2(&z, 6, Z_DEFLATED, window_bits, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+  Bytes out(deflateBound(&z, data.size()) + 32);
+  z.next_in = const_cast<Bytef*>(data.data());
+  z.avail_in = static_cast<uInt>(data.size());
+  z.next_out = out.data();
+  z.avail_out = static_cast<uInt>(out.size());
+  REQUIRE(deflate(&z, Z_FINISH) == Z_STREAM_END);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+bool says(const std::optional<std::string>& problem, const std::string& part) {
+  return problem && problem->find(part) != std::string::npos;
+}
+
+/// An int16 image of `nx` x `ny` (a smooth ramp with some texture), compressed by fpack with
+/// `options`; returns the .fz file's bytes.
+std::string fpacked(const fitsasdf::test::TempDir& dir, int nx, int ny,
+                    const std::vector<std::string>& options) {
+  std::string pixels;
+  for (int y = 0; y < ny; ++y) {
+    for (int x = 0; x < nx; ++x) {
+      pixels += big_endian<std::int16_t>(static_cast<std::int16_t>(1000 + 7 * x - 3 * y + (x * y) % 13));
+    }
+  }
+  const fs::path plain = dir / "plain.fits";
+  std::ofstream(plain, std::ios::binary)
+      << hdu({card("SIMPLE", "T"), num("BITPIX", 16), num("NAXIS", 2), num("NAXIS1", nx),
+              num("NAXIS2", ny)},
+             pixels);
+  const fs::path packed = dir / "packed.fits.fz";
+  fs::remove(packed);
+  std::vector<std::string> argv{"fpack"};
+  argv.insert(argv.end(), options.begin(), options.end());
+  argv.insert(argv.end(), {"-O", packed.string(), plain.string()});
+  const auto r = fitsasdf::test::run(argv);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  std::ifstream in(packed, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+/// Where the compressed HDU's data (its descriptors, then its heap) starts in `fz`.
+struct Layout {
+  std::size_t data = 0;
+  std::size_t heap = 0;
+  std::size_t row = 0;  ///< NAXIS1: the bytes of one row of descriptors
+};
+
+Layout layout_of(const std::string& fz) {
+  std::size_t at = 2880;  // fpack writes an empty primary of one block
+  REQUIRE(fz.compare(at, 8, "XTENSION") == 0);
+  long long naxis1 = 0, naxis2 = 0;
+  std::size_t pos = at;
+  for (;; pos += 80) {
+    const std::string card = fz.substr(pos, 80);
+    if (card.starts_with("NAXIS1  =")) naxis1 = std::stoll(card.substr(10, 20));
+    if (card.starts_with("NAXIS2  =")) naxis2 = std::stoll(card.substr(10, 20));
+    if (card.starts_with("END     ")) break;
+  }
+  Layout l;
+  l.data = (pos / 2880 + 1) * 2880;
+  l.heap = l.data + static_cast<std::size_t>(naxis1 * naxis2);
+  l.row = static_cast<std::size_t>(naxis1);
+  return l;
+}
+
+std::uint32_t read_be32(const std::string& s, std::size_t at) {
+  std::uint32_t v = 0;
+  for (int i = 0; i < 4; ++i) v = v << 8 | static_cast<std::uint8_t>(s[at + i]);
+  return v;
+}
+
+void write_be32(std::string& s, std::size_t at, std::uint32_t v) {
+  for (int i = 3; i >= 0; --i, v >>= 8) s[at + i] = static_cast<char>(v & 0xff);
+}
+
+}  // namespace
+
+TEST_CASE("gzip tiles must be one whole stream within their tile's size", "[tile_guard]") {
+  Bytes pixels(2000);
+  for (std::size_t i = 0; i < pixels.size(); ++i) pixels[i] = static_cast<std::uint8_t>(i * 7 % 251);
+  const Bytes stream = gzip(pixels);
+  CHECK_FALSE(gzip_tile_problem(stream, pixels.size()));
+  SECTION("cut anywhere: refused (CFITSIO would grow its buffer without end)") {
+    for (std::size_t n = 0; n < stream.size(); ++n) {
+      INFO(n);
+      const Bytes cut(stream.begin(), stream.begin() + static_cast<std::ptrdiff_t>(n));
+      const auto problem = gzip_tile_problem(cut, pixels.size());
+      REQUIRE(problem);
+      // The trailer's CRC or length cut off reads as damaged or cut short: refused either way.
+      CHECK((says(problem, "cut short") || says(problem, "damaged")));
+    }
+  }
+  SECTION("more output than the tile can hold: refused") {
+    CHECK(says(gzip_tile_problem(stream, pixels.size() - 1), "inflates past the 1999 bytes"));
+    const Bytes bomb = gzip(Bytes(50u << 20));
+    CHECK(says(gzip_tile_problem(bomb, 8 * 1024), "inflates past"));
+  }
+  SECTION("damage, another format, bytes after the end") {
+    Bytes flipped = stream;
+    flipped[flipped.size() - 6] ^= 0xff;  // the CRC
+    CHECK(says(gzip_tile_problem(flipped, pixels.size()), "damaged"));
+    CHECK(says(gzip_tile_problem(gzip(pixels, 15), pixels.size()), "damaged"));  // zlib, not gzip
+    Bytes trailing = stream;
+    trailing.insert(trailing.end(), 100, 0xab);  // CFITSIO stops at the stream's end too
+    CHECK_FALSE(gzip_tile_problem(trailing, pixels.size()));
+  }
+}
+
+TEST_CASE("HCOMPRESS tiles must declare their tile's dimensions", "[tile_guard]") {
+  const auto header = [](std::int32_t nx, std::int32_t ny) {
+    Bytes h{0xDD, 0x99};
+    for (const std::int32_t v : {nx, ny, 0}) {
+      for (int shift = 24; shift >= 0; shift -= 8) h.push_back(static_cast<std::uint8_t>(static_cast<std::uint32_t>(v) >> shift));
+    }
+    h.resize(40, 0);
+    return h;
+  };
+  CHECK_FALSE(hcompress_tile_problem(header(16, 64), 1024));
+  CHECK(says(hcompress_tile_problem(header(27, 64), 1024), "27 x 64 pixels for a tile of 1024"));
+  CHECK(says(hcompress_tile_problem(header(-16, -64), 1024), "-16 x -64"));
+  CHECK(says(hcompress_tile_problem(header(0, 64), 1024), "0 x 64"));
+  // 16 x 268435520 overflows a 32-bit product to 1024.
+  CHECK(hcompress_tile_problem(header(16, 268435520), 1024));
+  const Bytes sound = header(16, 64);
+  CHECK(says(hcompress_tile_problem(Bytes(sound.begin(), sound.begin() + 13), 1024),
+             "shorter than an HCOMPRESS header"));
+  Bytes magic = sound;
+  magic[0] = 0;
+  CHECK(says(hcompress_tile_problem(magic, 1024), "does not start as HCOMPRESS"));
+}
+
+TEST_CASE("fpack's images pass the tile checks, and damaged tiles are refused quickly",
+          "[tile_guard][error]") {
+  fitsasdf::test::TempDir dir;
+  const auto convert = [&](const std::string& fz) {
+    const fs::path in = dir / "in.fits.fz";
+    std::ofstream(in, std::ios::binary) << fz;
+    fitsasdf::ConvertOptions options;
+    options.durable = false;
+    return fitsasdf::convert_fits_to_asdf(in.string(), (dir / "out.asdf").string(), options);
+  };
+  const auto expect_refused = [&](const std::string& fz, const std::string& part) {
+    const auto start = std::chrono::steady_clock::now();
+    try {
+      convert(fz);
+      FAIL("no error");
+    } catch (const asdfcore::Error& e) {
+      INFO(e.what());
+      CHECK(e.code() == ErrorCode::kCompression);
+      CHECK(std::string(e.what()).find(part) != std::string::npos);
+    }
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+    CHECK_FALSE(fs::exists(dir / "out.asdf"));
+  };
+  SECTION("GZIP_1 and GZIP_2, with tiles clipped at the edges") {
+    for (const std::vector<std::string>& options :
+         {std::vector<std::string>{"-g"}, {"-g2", "-t", "30,20"}}) {
+      const std::string fz = fpacked(dir, 64, 48, options);
+      CHECK(convert(fz).hdus.size() == 2);
+      fs::remove(dir / "out.asdf");
+      // Tile 2's descriptor keeps only part of its bytes: the stream is cut short.
+      std::string cut = fz;
+      const Layout l = layout_of(fz);
+      const std::uint32_t length = read_be32(cut, l.data + 8);
+      write_be32(cut, l.data + 8, length - 9);
+      expect_refused(cut, "tile 2 of the GZIP_");
+    }
+  }
+  SECTION("HCOMPRESS_1, lossless and lossy, with tiles clipped at the edges") {
+    for (const std::vector<std::string>& options :
+         {std::vector<std::string>{"-h"}, {"-h", "-s", "4", "-t", "30,20"}}) {
+      const std::string fz = fpacked(dir, 64, 48, options);
+      CHECK(convert(fz).hdus.size() == 2);
+      fs::remove(dir / "out.asdf");
+      // Tile 1's stream declares one row more than the tile has.
+      std::string grown = fz;
+      const Layout l = layout_of(fz);
+      const std::size_t tile = l.heap + read_be32(grown, l.data + 4);
+      write_be32(grown, tile + 2, read_be32(grown, tile + 2) + 1);
+      expect_refused(grown, "tile 1 of the HCOMPRESS_1-compressed image is damaged");
+    }
+  }
+}
+
+TEST_CASE("fpack's tables pass the tile checks, and damaged column tiles are refused",
+          "[tile_guard][error]") {
+  fitsasdf::test::TempDir dir;
+  // 300 rows of a J column and an 8A column: fpack compresses J with RICE_1, 8A with GZIP_1.
+  std::string rows;
+  for (int r = 0; r < 300; ++r) {
+    rows += big_endian<std::int32_t>(r * 37 - 4000);
+    std::string name = "row" + std::to_string(r);
+    name.resize(8, ' ');
+    rows += name;
+  }
+  std::vector<std::string> cards = table_cards("BINTABLE", 12, 300, 0, 2);
+  for (const auto& c : {text("TTYPE1", "n"), text("TFORM1", "J"), text("TTYPE2", "s"),
+                        text("TFORM2", "8A")}) {
+    cards.push_back(c);
+  }
+  const fs::path plain = dir / "plain.fits";
+  std::ofstream(plain, std::ios::binary) << empty_primary() << hdu(cards, rows);
+  const fs::path packed = dir / "packed.fits.fz";
+  const auto r = fitsasdf::test::run({"fpack", "-table", "-O", packed.string(), plain.string()});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  std::string fz;
+  {
+    std::ifstream in(packed, std::ios::binary);
+    fz.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  REQUIRE(fz.find("ZCTYP1  = 'RICE_1") != std::string::npos);
+  REQUIRE(fz.find("ZCTYP2  = 'GZIP_1") != std::string::npos);
+  const auto convert = [&](const std::string& bytes) {
+    const fs::path in = dir / "in.fits.fz";
+    std::ofstream(in, std::ios::binary) << bytes;
+    fitsasdf::ConvertOptions options;
+    options.durable = false;
+    fs::remove(dir / "out.asdf");
+    return fitsasdf::convert_fits_to_asdf(in.string(), (dir / "out.asdf").string(), options);
+  };
+  CHECK(convert(fz).hdus.size() == 2);
+  const Layout l = layout_of(fz);
+  const std::size_t descriptor = l.row / 2;  // 1PB: 8 bytes, 1QB: 16 bytes
+  REQUIRE((descriptor == 8 || descriptor == 16));
+  const std::size_t length_at = descriptor == 8 ? 0 : 4;  // the low 32 bits of a 1QB length
+  const auto expect_refused = [&](std::string bytes, const std::string& part) {
+    try {
+      convert(bytes);
+      FAIL("no error");
+    } catch (const asdfcore::Error& e) {
+      INFO(e.what());
+      CHECK(e.code() == ErrorCode::kCompression);
+      CHECK(std::string(e.what()).find(part) != std::string::npos);
+    }
+    CHECK_FALSE(fs::exists(dir / "out.asdf"));
+  };
+  // Column 2's gzip stream cut short; then given no bytes at all; column 1's Rice tile too.
+  std::string cut = fz;
+  const std::size_t second = l.data + descriptor + length_at;
+  write_be32(cut, second, read_be32(cut, second) - 7);
+  expect_refused(cut, "tile 1 of column 2 of the GZIP_1-compressed table is damaged");
+  std::string empty = fz;
+  write_be32(empty, second, 0);
+  expect_refused(empty, "gives no bytes for the 2400 bytes of its rows");
+  std::string rice = fz;
+  write_be32(rice, l.data + length_at, 3);
+  expect_refused(rice, "tile 1 of column 1 of the RICE_1-compressed table is damaged");
+}

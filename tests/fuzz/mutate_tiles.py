@@ -1,0 +1,142 @@
+#!/usr/bin/python3
+"""Damage the tiles of fpack's compressed images and tables (by hand, not part of CI).
+
+Usage: /usr/bin/python3 tests/fuzz/mutate_tiles.py [--seed N] [--count N] [path/to/fitsasdf]
+
+Writes small images (uint8, int16, int32, float32, a 4-level mask) and a table in a scratch
+folder, compresses them with fpack (RICE_1, GZIP_1, GZIP_2, HCOMPRESS_1 lossless and lossy,
+PLIO_1, edge tiles, and -table), then for each file makes COUNT copies with random damage in
+its descriptors and heap (changed bytes, flipped bits, runs of 0x00 or 0xFF, copied runs) and
+runs `fitsasdf convert` on each copy. Prints every run that ends by a signal or exit status 5,
+or takes more than 20 s, and keeps those inputs in the scratch folder. CFITSIO is not
+instrumented, so its faults show only as signals, glibc's heap checks or hangs: findings 11 to
+13 of README.md were found this way.
+"""
+import math
+import os
+import random
+import struct
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def card(key, value):
+    return ("%-8s= %20s" % (key, value)).ljust(80).encode()
+
+
+def block(cards, data):
+    head = b"".join(cards) + b"END".ljust(80)
+    head += b" " * (-len(head) % 2880)
+    return head + data + b"\0" * (-len(data) % 2880)
+
+
+def image(bitpix, values, nx=64, ny=48):
+    fmt = {8: "B", 16: ">h", 32: ">i", -32: ">f"}[bitpix]
+    cards = [card("SIMPLE", "T"), card("BITPIX", str(bitpix)), card("NAXIS", "2"),
+             card("NAXIS1", str(nx)), card("NAXIS2", str(ny))]
+    return block(cards, b"".join(struct.pack(fmt, v) for v in values))
+
+
+def table(rows=500):
+    data = b""
+    for r in range(rows):
+        data += struct.pack(">i", r * 7 - 5000) + (b"r%d" % r).ljust(8) + \
+            struct.pack(">dd", r / 3.0, -r / 7.0) + struct.pack(">h", r % 300)
+    primary = block([card("SIMPLE", "T"), card("BITPIX", "8"), card("NAXIS", "0"),
+                     card("EXTEND", "T")], b"")
+    cards = [card("XTENSION", "'BINTABLE'"), card("BITPIX", "8"), card("NAXIS", "2"),
+             card("NAXIS1", "30"), card("NAXIS2", str(rows)), card("PCOUNT", "0"),
+             card("GCOUNT", "1"), card("TFIELDS", "4")]
+    for n, (name, form) in enumerate([("j", "J"), ("s", "8A"), ("d", "2D"), ("i", "I")], 1):
+        cards += [card("TTYPE%d" % n, "'%s'" % name), card("TFORM%d" % n, "'%s'" % form)]
+    return primary + block(cards, data)
+
+
+def inputs(folder):
+    w, h = 64, 48
+    smooth = [int(1000 + 300 * math.sin(x / 7.0) * math.cos(y / 5.0) + (x * y) % 17)
+              for y in range(h) for x in range(w)]
+    plain = {"i16": image(16, smooth), "i32": image(32, [p * 1000 for p in smooth]),
+             "u8": image(8, [p % 256 for p in smooth]), "f32": image(-32, [p / 7.0 for p in smooth]),
+             "mask": image(16, [(p // 100) % 4 for p in smooth]), "table": table()}
+    for name, data in plain.items():
+        with open(os.path.join(folder, name + ".fits"), "wb") as f:
+            f.write(data)
+    jobs = [(f, o) for f in ("i16", "i32", "u8", "f32") for o in (["-r"], ["-g"], ["-g2"], ["-h"])]
+    jobs += [("mask", ["-p"]), ("i16", ["-h", "-s", "4"]), ("i16", ["-h", "-t", "30,20"]),
+             ("i32", ["-g2", "-t", "30,20"]), ("u8", ["-r", "-t", "30,20"]), ("table", ["-table"])]
+    out = []
+    for n, (name, options) in enumerate(jobs):
+        packed = os.path.join(folder, "%s_%d.fits.fz" % (name, n))
+        subprocess.run(["fpack"] + options + ["-O", packed, os.path.join(folder, name + ".fits")],
+                       check=True, capture_output=True)
+        out.append(packed)
+    return out
+
+
+def damage(data, start, rng):
+    m = bytearray(data)
+    for _ in range(rng.choice([1, 1, 2, 4, 16])):
+        at = rng.randrange(start, len(m))
+        kind = rng.random()
+        n = rng.randrange(1, 64)
+        if kind < 0.5:
+            m[at] = rng.randrange(256)
+        elif kind < 0.7:
+            m[at] ^= 1 << rng.randrange(8)
+        elif kind < 0.85:
+            m[at:at + n] = bytes([rng.choice([0, 255])]) * len(m[at:at + n])
+        else:
+            src = rng.randrange(start, len(m))
+            piece = m[src:src + n]
+            m[at:at + len(piece)] = piece[:len(m[at:at + len(piece)])]
+    return bytes(m)
+
+
+def main():
+    args = sys.argv[1:]
+    seed, count, cli = 1, 200, os.path.join(ROOT, "build", "cli", "fitsasdf")
+    while args:
+        a = args.pop(0)
+        if a == "--seed":
+            seed = int(args.pop(0))
+        elif a == "--count":
+            count = int(args.pop(0))
+        else:
+            cli = a
+    rng = random.Random(seed)
+    folder = tempfile.mkdtemp(prefix="fitsasdf-tiles-")
+    found = 0
+    for path in inputs(folder):
+        data = open(path, "rb").read()
+        ends = [i for i in range(0, len(data), 80) if data[i:i + 8] == b"END     "]
+        start = (ends[1] // 2880 + 1) * 2880  # the compressed HDU's data
+        for n in range(count):
+            bad = os.path.join(folder, "damaged.fits")
+            out = os.path.join(folder, "out.asdf")
+            with open(bad, "wb") as f:
+                f.write(damage(data, start, rng))
+            try:
+                r = subprocess.run([cli, "convert", bad, "-o", out, "-q", "--no-fsync"],
+                                   capture_output=True, timeout=20)
+                what = None
+                if r.returncode < 0 or r.returncode >= 128 or r.returncode == 5:
+                    what = "status %d: %s" % (r.returncode, r.stderr.decode(errors="replace")[:120])
+            except subprocess.TimeoutExpired:
+                what = "more than 20 s"
+            if what:
+                found += 1
+                keep = os.path.join(folder, "found-%s-%d" % (os.path.basename(path), n))
+                os.rename(bad, keep)
+                print("%s: %s" % (keep, what.strip()), flush=True)
+            if os.path.exists(out):
+                os.remove(out)
+    print("%d findings (inputs in %s)" % (found, folder))
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
