@@ -240,6 +240,21 @@ void check_header(const Keywords& k, const std::vector<NameCard>& names, int hdu
   }
 }
 
+/// Empties CFITSIO's buffers of `file` when it leaves scope, if `armed`.
+struct BufferReset {
+  fitsfile* file;
+  bool armed = false;
+  explicit BufferReset(fitsfile* f) : file(f) {}
+  BufferReset(const BufferReset&) = delete;
+  BufferReset& operator=(const BufferReset&) = delete;
+  ~BufferReset() {
+    if (!armed) return;
+    int status = 0;
+    fits_flush_buffer(file, 1 /* mark every buffer empty */, &status);
+    fits_clear_errmsg();
+  }
+};
+
 }  // namespace
 
 std::optional<OverlongColumnName> overlong_column_name(std::string_view card) {
@@ -289,22 +304,40 @@ void check_extension_headers(fitsfile* in, const ErrorContext& where) {
     return;
   }
   const auto total = static_cast<std::uint64_t>(in->Fptr->logfilesize);
+  BufferReset primed{in};
   std::vector<char> block(kBlock);
   std::uint64_t at = static_cast<std::uint64_t>(end);
-  for (int hdu = current + 1; at <= total && total - at >= kBlock; ++hdu) {
+  for (int hdu = current + 1; at < total && total - at >= kCard; ++hdu) {
     Keywords keywords;
     std::vector<NameCard> names;
     std::uint64_t pos = at;
     bool ended = false;
-    while (!ended) {
-      if (pos > total || total - pos < kBlock) return;  // cut inside the header
+    bool cut = false;  // the file ends inside the header (CFITSIO still parses its cards)
+    while (!ended && !cut) {
+      const std::size_t cards =
+          pos >= total ? 0 : static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, total - pos) / kCard);
+      if (cards == 0) {
+        cut = true;
+        break;
+      }
       ffmbyt(in, static_cast<LONGLONG>(pos), 0 /* report EOF */, &status);
-      ffgbyt(in, static_cast<LONGLONG>(kBlock), block.data(), &status);
+      ffgbyt(in, static_cast<LONGLONG>(cards * kCard), block.data(), &status);
+      if (status != 0 && cards * kCard < kBlock) {
+        // CFITSIO 4.2 fails its first load of a block the file ends in, but keeps what it read:
+        // its next reads of that block succeed, and that is how it parses such a header. Its
+        // buffers are emptied afterwards, so that its own reading starts as it would have.
+        status = 0;
+        fits_clear_errmsg();
+        primed.armed = true;
+        ffmbyt(in, static_cast<LONGLONG>(pos), 0 /* report EOF */, &status);
+        ffgbyt(in, static_cast<LONGLONG>(cards * kCard), block.data(), &status);
+      }
       if (status != 0) {
         fits_clear_errmsg();
-        return;
+        cut = true;
+        break;
       }
-      for (std::size_t c = 0; c < kBlock / kCard; ++c) {
+      for (std::size_t c = 0; c < cards; ++c) {
         const std::string_view card(block.data() + c * kCard, kCard);
         if (pos == at && c == 0 && !card.starts_with("XTENSION")) return;
         const std::string keyword = trimmed(card.substr(0, 8));
@@ -316,9 +349,11 @@ void check_extension_headers(fitsfile* in, const ErrorContext& where) {
         if (!wanted(keyword)) continue;
         if (auto value = value_of(card, pos + c * kCard)) keywords.emplace(keyword, std::move(*value));
       }
+      if (!ended && cards * kCard < kBlock) cut = true;
       pos += kBlock;
     }
     check_header(keywords, names, hdu, where);
+    if (cut) return;  // no HDU follows a header the file cuts
     const auto size = data_size(keywords);
     if (!size) return;
     const std::uint64_t padded = *size / kBlock * kBlock + (*size % kBlock != 0 ? kBlock : 0);

@@ -24,9 +24,11 @@ namespace fitsasdf::fits {
 /// the sizes their own BITPIX, NAXISn, PCOUNT and GCOUNT give, reading raw bytes through
 /// CFITSIO (so a gzip-compressed file is walked as CFITSIO sees it), and throw `Error`
 /// (malformed, with the HDU and the card's offset added to `where`) for the first header that
-/// would end the process inside CFITSIO (the cases above). Stops quietly where the headers stop
-/// making sense (no XTENSION, no END, a size that does not parse or overflows): CFITSIO cannot
-/// move past such a header either, and says so itself. Leaves the current HDU as it was.
+/// would end the process inside CFITSIO (the cases above). A header the file ends in (no END) is
+/// checked as far as it goes: CFITSIO parses its cards all the same (fuzz finding 14). Stops
+/// quietly after such a header, and where the headers stop making sense (no XTENSION, a size that
+/// does not parse or overflows): CFITSIO cannot move past them either, and says so itself.
+/// Leaves the current HDU as it was.
 void check_extension_headers(fitsfile* in, const asdfcore::ErrorContext& where);
 
 /// The length of CFITSIO 4.2's field for a table's column name, terminator included.

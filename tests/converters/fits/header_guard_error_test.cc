@@ -103,6 +103,20 @@ TEST_CASE("a table whose column name CFITSIO would copy past its field is refuse
     CHECK(std::string(e.what()).find("column name TTYPE2 is an unquoted value of 70 characters") !=
           std::string::npos);
   }
+  SECTION("a header the file ends in, without END: CFITSIO parses its cards all the same") {
+    // Fuzz finding 14: the walk stopped at such a header unchecked.
+    std::string file = table_with("TTYPE2  = " + x70);
+    const std::size_t end = file.find("END     ", 2880);
+    REQUIRE(end != std::string::npos);
+    file.replace(end, 80, std::string(80, ' '));
+    for (const std::size_t size : {std::size_t{2 * 2880}, std::size_t{2 * 2880 - 1000}}) {
+      INFO(size);
+      const asdfcore::Error e = fitsasdf::test::error_of(file.substr(0, size));
+      INFO(e.what());
+      CHECK(e.context().hdu == 2);
+      CHECK(std::string(e.what()).find("column name TTYPE2") != std::string::npos);
+    }
+  }
   SECTION("the same card behind an image extension") {
     const std::string image = hdu({text("XTENSION", "IMAGE"), num("BITPIX", 16), num("NAXIS", 1),
                                    num("NAXIS1", 3000), num("PCOUNT", 0), num("GCOUNT", 1)},
