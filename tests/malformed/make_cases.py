@@ -547,7 +547,7 @@ def fits(*hdus):
     return b"".join(h + d for h, d in hdus)
 
 
-def rice_image_hdu(ztile=("10", "1"), zval1="32", zval2="2"):
+def rice_image_hdu(ztile=("10", "1"), zval1="32", zval2="2", extra=()):
     """A tile-compressed 10 x 10 int16 image, one RICE_1 tile a row. Every pixel is 5, so each
     tile is the first pixel and one 4-bit code saying all differences are zero."""
     tile = b"\x00\x05\x00"
@@ -560,7 +560,7 @@ def rice_image_hdu(ztile=("10", "1"), zval1="32", zval2="2"):
              card("ZTILE1", ztile[0]), card("ZTILE2", ztile[1]), card("ZCMPTYPE", "'RICE_1'"),
              card("ZNAME1", "'BLOCKSIZE'"), card("ZVAL1", zval1), card("ZNAME2", "'BYTEPIX'"),
              card("ZVAL2", zval2)]
-    return header(cards), pad(rows + tile * 10)
+    return header(cards + list(extra)), pad(rows + tile * 10)
 
 
 def tiled_image_hdu(algorithm, tiles, extra=()):
@@ -760,7 +760,10 @@ def fits_cases():
              "ZTILE1 = a 42-character string: CFITSIO 4.2's error message overflows its buffer "
              "(glibc aborts)"),
             ("zval1_35_digits", {"zval1": "1" * 35},
-             "ZVAL1 = 35 digits, beyond any integer: the same overflow")]:
+             "ZVAL1 = 35 digits, beyond any integer: the same overflow"),
+            ("ztile2_duplicate_text", {"extra": [card("ZTILE2", "'BYTEPIX'")]},
+             "a second ZTILE2 = 'BYTEPIX' after ZTILE2 = 1: CFITSIO is left with a tile of 0 rows "
+             "(fuzz finding 15)")]:
         case("fits_rice_" + name, "CFITSIO divides by 0 or aborts",
              {"in.fits": fits(rice_empty_primary, rice_image_hdu(**kwargs))},
              [fail(2, "malformed"), run(["verify", "{in}"], 2, "malformed")],

@@ -222,9 +222,16 @@ void check_header(const Keywords& k, const std::vector<NameCard>& names, int hdu
   if (!image) return;
   for (const auto& [name, card] : k) {
     if (!name.starts_with("ZTILE")) continue;
-    if (as_integer(card.value, kIntLimit) == 0) {
+    const auto length = as_integer(card.value, kIntLimit);
+    if (length == 0) {
       refuse(card.offset, "the tile-compressed image declares " + name + " = " + printable(card.value) +
                        ": a tile cannot be 0 pixels long on an axis (CFITSIO would divide by it)");
+    }
+    // A ZTILEn that is not a number after a sound one leaves CFITSIO with a tile of 0 pixels
+    // on that axis, and it divides by it (fuzz finding 15).
+    if (!length) {
+      refuse(card.offset, "the tile-compressed image declares " + name + " = " + printable(card.value) +
+                       ", which is not a tile length (CFITSIO could divide by 0 reading it)");
     }
   }
   if (!any_is(k, "ZCMPTYPE", {"RICE_1", "RICE_ONE"})) return;

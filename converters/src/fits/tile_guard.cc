@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -53,8 +52,8 @@ int column_number(fitsfile* in, const char* name) {
 enum class Decoder { kRice, kGzip, kHcompress, kUnchecked };
 
 /// The bytes of the tile in row `row` of `column` (only its length when not `want_bytes`): empty
-/// when its descriptor says none (the tile is in another column). Throws when CFITSIO cannot read the descriptor or the bytes, or when
-/// the descriptor declares more bytes than the file. A tile that cannot be read here is refused,
+/// when its descriptor says none (the tile is in another column). Throws when CFITSIO cannot
+/// read the descriptor or the bytes, or when the descriptor declares more bytes than the file. A tile that cannot be read here is refused,
 /// not left to CFITSIO: its reads of a damaged file depend on what its buffers already hold, so
 /// the decompression that follows may read the same tile without an error, and then decode
 /// bytes this guard never saw.
@@ -119,7 +118,7 @@ std::optional<std::string> gzip_tile_problem(std::span<const std::uint8_t> tile,
     z.avail_out = static_cast<uInt>(scratch.size());
     const int rc = inflate(&z, Z_NO_FLUSH);
     if (z.total_out > limit) {
-      problem = "it inflates past the " + std::to_string(limit) + " bytes its pixels can take";
+      problem = "it inflates past the " + std::to_string(limit) + " bytes its tile can hold";
     } else if (rc == Z_STREAM_END) {
       break;
     } else if (rc == Z_BUF_ERROR || (rc == Z_OK && z.avail_in == 0 && consumed == tile.size() &&
