@@ -36,8 +36,9 @@ struct Card {
 using Keywords = std::multimap<std::string, Card, std::less<>>;
 
 bool wanted(std::string_view keyword) {
-  return keyword == "XTENSION" || keyword == "TFIELDS" || keyword == "BITPIX" || keyword.starts_with("NAXIS") || keyword == "PCOUNT" ||
-         keyword == "GCOUNT" || keyword.starts_with("Z");
+  return keyword == "XTENSION" || keyword == "TFIELDS" || keyword == "BITPIX" ||
+         keyword.starts_with("NAXIS") || keyword == "PCOUNT" || keyword == "GCOUNT" ||
+         keyword.starts_with("Z");
 }
 
 std::string trimmed(std::string_view s) {
@@ -96,8 +97,8 @@ std::optional<long long> integer(const Keywords& k, std::string_view name, doubl
   return as_integer(it->second.value, limit);
 }
 
-constexpr double kIntLimit = 2147483648.0;   // CFITSIO reads ZTILEn and ZVALn as int
-constexpr double kLongLimit = 9.0e18;        // and the sizes as LONGLONG
+constexpr double kIntLimit = 2147483648.0;  // CFITSIO reads ZTILEn and ZVALn as int
+constexpr double kLongLimit = 9.0e18;       // and the sizes as LONGLONG
 
 /// The data size (without padding) the header gives, or nothing when it does not say.
 std::optional<std::uint64_t> data_size(const Keywords& k) {
@@ -140,7 +141,8 @@ std::string printable(std::string_view text) {
 bool same_text(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    if (std::toupper(static_cast<unsigned char>(a[i])) != std::toupper(static_cast<unsigned char>(b[i]))) {
+    if (std::toupper(static_cast<unsigned char>(a[i])) !=
+        std::toupper(static_cast<unsigned char>(b[i]))) {
       return false;
     }
   }
@@ -148,7 +150,8 @@ bool same_text(std::string_view a, std::string_view b) {
 }
 
 /// Whether any card of `name` has one of `values`.
-bool any_is(const Keywords& k, const std::string& name, std::initializer_list<std::string_view> values) {
+bool any_is(const Keywords& k, const std::string& name,
+            std::initializer_list<std::string_view> values) {
   const auto [first, last] = k.equal_range(name);
   for (auto it = first; it != last; ++it) {
     for (const auto v : values) {
@@ -179,7 +182,8 @@ long declared_columns(const Keywords& k) {
   long most = 0;
   const auto [first, last] = k.equal_range("TFIELDS");
   for (auto it = first; it != last; ++it) {
-    if (const auto n = as_integer(it->second.value, kIntLimit)) most = std::max(most, static_cast<long>(*n));
+    if (const auto n = as_integer(it->second.value, kIntLimit))
+      most = std::max(most, static_cast<long>(*n));
   }
   return most;
 }
@@ -215,8 +219,9 @@ void check_header(const Keywords& k, const std::vector<NameCard>& names, int hdu
   // overflow check aborts the process.
   for (const auto& [name, card] : k) {
     if (read_as_integer(name) && card.written >= 29 && !as_integer(card.value, kLongLimit)) {
-      refuse(card.offset, "the tile-compressed HDU's " + name + " = " + printable(card.value) +
-                       " is not an integer (CFITSIO 4.2 would abort the process reporting it)");
+      refuse(card.offset,
+             "the tile-compressed HDU's " + name + " = " + printable(card.value) +
+                 " is not an integer (CFITSIO 4.2 would abort the process reporting it)");
     }
   }
   if (!image) return;
@@ -224,14 +229,16 @@ void check_header(const Keywords& k, const std::vector<NameCard>& names, int hdu
     if (!name.starts_with("ZTILE")) continue;
     const auto length = as_integer(card.value, kIntLimit);
     if (length == 0) {
-      refuse(card.offset, "the tile-compressed image declares " + name + " = " + printable(card.value) +
-                       ": a tile cannot be 0 pixels long on an axis (CFITSIO would divide by it)");
+      refuse(card.offset,
+             "the tile-compressed image declares " + name + " = " + printable(card.value) +
+                 ": a tile cannot be 0 pixels long on an axis (CFITSIO would divide by it)");
     }
     // A ZTILEn that is not a number after a sound one leaves CFITSIO with a tile of 0 pixels
     // on that axis, and it divides by it (fuzz finding 15).
     if (!length) {
-      refuse(card.offset, "the tile-compressed image declares " + name + " = " + printable(card.value) +
-                       ", which is not a tile length (CFITSIO could divide by 0 reading it)");
+      refuse(card.offset,
+             "the tile-compressed image declares " + name + " = " + printable(card.value) +
+                 ", which is not a tile length (CFITSIO could divide by 0 reading it)");
     }
   }
   if (!any_is(k, "ZCMPTYPE", {"RICE_1", "RICE_ONE"})) return;
@@ -241,8 +248,9 @@ void check_header(const Keywords& k, const std::vector<NameCard>& names, int hdu
   const auto [first, last] = k.equal_range("ZVAL1");
   for (auto it = first; it != last; ++it) {
     if (as_integer(it->second.value, kIntLimit) == 0) {
-      refuse(it->second.offset, "the RICE_1-compressed image declares ZVAL1 = " + printable(it->second.value) +
-                             ": a block of 0 pixels, which CFITSIO would divide by");
+      refuse(it->second.offset,
+             "the RICE_1-compressed image declares ZVAL1 = " + printable(it->second.value) +
+                 ": a block of 0 pixels, which CFITSIO would divide by");
     }
   }
 }
@@ -322,7 +330,9 @@ void check_extension_headers(fitsfile* in, const ErrorContext& where) {
     bool cut = false;  // the file ends inside the header (CFITSIO still parses its cards)
     while (!ended && !cut) {
       const std::size_t cards =
-          pos >= total ? 0 : static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, total - pos) / kCard);
+          pos >= total
+              ? 0
+              : static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, total - pos) / kCard);
       if (cards == 0) {
         cut = true;
         break;
@@ -352,9 +362,11 @@ void check_extension_headers(fitsfile* in, const ErrorContext& where) {
           ended = true;
           break;
         }
-        if (auto name = overlong_column_name(card)) names.push_back({std::move(*name), pos + c * kCard});
+        if (auto name = overlong_column_name(card))
+          names.push_back({std::move(*name), pos + c * kCard});
         if (!wanted(keyword)) continue;
-        if (auto value = value_of(card, pos + c * kCard)) keywords.emplace(keyword, std::move(*value));
+        if (auto value = value_of(card, pos + c * kCard))
+          keywords.emplace(keyword, std::move(*value));
       }
       if (!ended && cards * kCard < kBlock) cut = true;
       pos += kBlock;

@@ -53,18 +53,20 @@ enum class Decoder { kRice, kGzip, kHcompress, kUnchecked };
 
 /// The bytes of the tile in row `row` of `column` (only its length when not `want_bytes`): empty
 /// when its descriptor says none (the tile is in another column). Throws when CFITSIO cannot
-/// read the descriptor or the bytes, or when the descriptor declares more bytes than the file. A tile that cannot be read here is refused,
-/// not left to CFITSIO: its reads of a damaged file depend on what its buffers already hold, so
-/// the decompression that follows may read the same tile without an error, and then decode
-/// bytes this guard never saw.
+/// read the descriptor or the bytes, or when the descriptor declares more bytes than the file. A
+/// tile that cannot be read here is refused, not left to CFITSIO: its reads of a damaged file
+/// depend on what its buffers already hold, so the decompression that follows may read the same
+/// tile without an error, and then decode bytes this guard never saw.
 void read_tile(fitsfile* in, int column, long row, bool want_bytes,
                std::vector<std::uint8_t>& bytes, const asdfcore::ErrorContext& where,
                const char* what = "image") {
   int status = 0;
   LONGLONG length = 0, offset = 0;
   fits_read_descriptll(in, column, row, &length, &offset, &status);
-  check_status(status, "cannot read the descriptor of tile " + std::to_string(row) +
-                           " of the compressed " + what, where);
+  check_status(
+      status,
+      "cannot read the descriptor of tile " + std::to_string(row) + " of the compressed " + what,
+      where);
   bytes.clear();
   if (length <= 0) return;
   if (length > in->Fptr->logfilesize) {  // CFITSIO would allocate it before reading
@@ -121,8 +123,8 @@ std::optional<std::string> gzip_tile_problem(std::span<const std::uint8_t> tile,
       problem = "it inflates past the " + std::to_string(limit) + " bytes its tile can hold";
     } else if (rc == Z_STREAM_END) {
       break;
-    } else if (rc == Z_BUF_ERROR || (rc == Z_OK && z.avail_in == 0 && consumed == tile.size() &&
-                                     z.avail_out != 0)) {
+    } else if (rc == Z_BUF_ERROR ||
+               (rc == Z_OK && z.avail_in == 0 && consumed == tile.size() && z.avail_out != 0)) {
       problem = "its " + std::to_string(tile.size()) +
                 " bytes end before its gzip stream does (the tile is cut short)";
     } else if (rc != Z_OK) {
@@ -176,8 +178,8 @@ void check_image_tiles(fitsfile* in, const asdfcore::ErrorContext& where) {
     if (nblock < 16 && bytepix > 8) std::swap(nblock, bytepix);
     if (nblock <= 0) {  // CFITSIO's decoder would never advance, reading codes past the tile
       throw Error(ErrorCode::kMalformed,
-                  "the RICE_1-compressed image declares a block size of " +
-                      std::to_string(nblock) + " pixels",
+                  "the RICE_1-compressed image declares a block size of " + std::to_string(nblock) +
+                      " pixels",
                   where);
     }
   }

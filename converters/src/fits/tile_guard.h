@@ -13,12 +13,12 @@
 //   pixels than the tile) makes it write outside the buffer, and the process crashes or its heap
 //   is corrupted.
 // - A tile whose descriptor declares more bytes than the whole file: CFITSIO allocates it first.
+#include <fitsio.h>
+
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
-
-#include <fitsio.h>
 
 #include "asdfcore/error.h"
 
@@ -41,8 +41,9 @@ std::optional<std::string> hcompress_tile_problem(std::span<const std::uint8_t> 
 /// For the tile-compressed image at `in`'s current HDU: throw `Error` with `where` for the first
 /// tile CFITSIO's decoder would mishandle (above: compression), or whose descriptor or bytes
 /// cannot be read (CFITSIO's status, as `check_status` turns it into an error), or that declares
-/// more bytes than the file (malformed). Tiles of PLIO_1 and NOCOMPRESS are not looked into. Does nothing when the header is too damaged to say (CFITSIO then refuses it
-/// itself). The file's current HDU is unchanged.
+/// more bytes than the file (malformed). Tiles of PLIO_1 and NOCOMPRESS are not looked into. Does
+/// nothing when the header is too damaged to say (CFITSIO then refuses it itself). The file's
+/// current HDU is unchanged.
 void check_image_tiles(fitsfile* in, const asdfcore::ErrorContext& where);
 
 /// For the tile-compressed table at `in`'s current HDU: the same for each column's tiles

@@ -171,7 +171,8 @@ BuiltHeader build_header(const HduPlan& plan) {
     // 70 characters or more (a 70-digit integer, say): such a header is not written.
     for (std::size_t i = 0; i < out.card_offsets.size(); ++i) {
       const std::size_t at = out.card_offsets[i];
-      if (const auto name = fits::overlong_column_name(std::string_view(out.bytes).substr(at, kCardSize))) {
+      const std::string_view image = std::string_view(out.bytes).substr(at, kCardSize);
+      if (const auto name = fits::overlong_column_name(image)) {
         throw Error(ErrorCode::kMalformed,
                     "card " + std::to_string(i + 1) + " ('" + plan.cards[i].card.keyword +
                         "'): the column name would be written unquoted in " +

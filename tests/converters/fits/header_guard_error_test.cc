@@ -6,9 +6,8 @@
 #include <vector>
 
 #include "asdfcore/error.h"
-#include "fitsasdf/convert.h"
-
 #include "fits/header_guard.h"
+#include "fitsasdf/convert.h"
 #include "support/catch.h"
 #include "support/converted.h"
 #include "support/fits_builder.h"
@@ -28,10 +27,17 @@ std::string padded_card(std::string text) {
 /// A binary table of two columns (1J, 8A) and two rows, with `name2` as its second column's
 /// TTYPE2 card, and `extra` cards after the others.
 std::string table_with(const std::string& name2, const std::vector<std::string>& extra = {}) {
-  std::vector<std::string> cards{text("XTENSION", "BINTABLE"), num("BITPIX", 8), num("NAXIS", 2),
-                                 num("NAXIS1", 12),            num("NAXIS2", 2), num("PCOUNT", 0),
-                                 num("GCOUNT", 1),             num("TFIELDS", 2), text("TTYPE1", "a"),
-                                 text("TFORM1", "1J"),         padded_card(name2),
+  std::vector<std::string> cards{text("XTENSION", "BINTABLE"),
+                                 num("BITPIX", 8),
+                                 num("NAXIS", 2),
+                                 num("NAXIS1", 12),
+                                 num("NAXIS2", 2),
+                                 num("PCOUNT", 0),
+                                 num("GCOUNT", 1),
+                                 num("TFIELDS", 2),
+                                 text("TTYPE1", "a"),
+                                 text("TFORM1", "1J"),
+                                 padded_card(name2),
                                  text("TFORM2", "8A")};
   cards.insert(cards.end(), extra.begin(), extra.end());
   return empty_primary() + hdu(cards, std::string(24, 'x'));
@@ -53,11 +59,12 @@ TEST_CASE("column names are read the way CFITSIO 4.2 reads them", "[header_guard
     CHECK(overlong_column_name(padded_card("TTYPE1  = " + std::string(70, '1'))));
   }
   SECTION("a token ends at a blank or a slash; a complex value at its parenthesis") {
-    CHECK_FALSE(overlong_column_name(padded_card("TTYPE1  = " + std::string(35, 'X') + " " +
-                                                 std::string(34, 'X'))));
-    CHECK_FALSE(overlong_column_name(padded_card("TTYPE1  = " + std::string(35, 'X') + "/" +
-                                                 std::string(34, 'X'))));
-    const auto complex = overlong_column_name(padded_card("TTYPE1  = (" + std::string(68, ' ') + ")"));
+    CHECK_FALSE(overlong_column_name(
+        padded_card("TTYPE1  = " + std::string(35, 'X') + " " + std::string(34, 'X'))));
+    CHECK_FALSE(overlong_column_name(
+        padded_card("TTYPE1  = " + std::string(35, 'X') + "/" + std::string(34, 'X'))));
+    const auto complex =
+        overlong_column_name(padded_card("TTYPE1  = (" + std::string(68, ' ') + ")"));
     REQUIRE(complex);
     CHECK(complex->length == 70);
     CHECK_FALSE(overlong_column_name(padded_card("TTYPE1  = (" + std::string(69, 'X'))));
@@ -86,8 +93,8 @@ TEST_CASE("column names are read the way CFITSIO 4.2 reads them", "[header_guard
     CHECK_FALSE(overlong_column_name(padded_card("HIERARCH TTYPE1 = " + std::string(62, 'X'))));
   }
   SECTION("a NUL byte ends the card, as in CFITSIO's C string") {
-    CHECK_FALSE(overlong_column_name(
-        padded_card("TTYPE1  = " + std::string(30, 'X') + std::string(1, '\0') + std::string(39, 'X'))));
+    CHECK_FALSE(overlong_column_name(padded_card("TTYPE1  = " + std::string(30, 'X') +
+                                                 std::string(1, '\0') + std::string(39, 'X'))));
   }
 }
 
@@ -131,10 +138,10 @@ TEST_CASE("a table whose column name CFITSIO would copy past its field is refuse
     // Beyond TFIELDS, and in an image extension: CFITSIO ignores the card, astropy reads the
     // integer, and the file converts with the card as it is.
     const std::string digits(70, '7');
-    const std::string image = hdu({text("XTENSION", "IMAGE"), num("BITPIX", 8), num("NAXIS", 1),
-                                   num("NAXIS1", 24), num("PCOUNT", 0), num("GCOUNT", 1),
-                                   padded_card("TTYPE1  = " + digits)},
-                                  std::string(24, 'x'));
+    const std::string image =
+        hdu({text("XTENSION", "IMAGE"), num("BITPIX", 8), num("NAXIS", 1), num("NAXIS1", 24),
+             num("PCOUNT", 0), num("GCOUNT", 1), padded_card("TTYPE1  = " + digits)},
+            std::string(24, 'x'));
     fitsasdf::test::TempDir dir;
     const auto c = fitsasdf::test::convert_bytes(
         dir, table_with(text("TTYPE2", "b"), {padded_card("TTYPE3  = " + digits)}) + image);
@@ -152,10 +159,11 @@ TEST_CASE("a table whose column name CFITSIO would copy past its field is refuse
 TEST_CASE("the fuzzers' headers that ended the process inside CFITSIO are refused",
           "[header_guard][error]") {
   // Findings 7, 8 and 9 of tests/fuzz/README.md.
-  const std::filesystem::path dir =
-      std::filesystem::path(FITSASDF_TEST_DATA_DIR) / ".." / "fuzz" / "regressions" / "fits_to_asdf";
+  const std::filesystem::path dir = std::filesystem::path(FITSASDF_TEST_DATA_DIR) / ".." / "fuzz" /
+                                    "regressions" / "fits_to_asdf";
   fitsasdf::test::TempDir out;
-  for (const char* name : {"ztile-zero", "zval1-unconvertible-long-value", "ttype-unquoted-70-chars"}) {
+  for (const char* name :
+       {"ztile-zero", "zval1-unconvertible-long-value", "ttype-unquoted-70-chars"}) {
     INFO(name);
     REQUIRE(std::filesystem::exists(dir / name));
     try {

@@ -11,9 +11,8 @@
 #include <vector>
 
 #include "asdfcore/error.h"
-#include "fitsasdf/convert.h"
-
 #include "fits/tile_guard.h"
+#include "fitsasdf/convert.h"
 #include "support/catch.h"
 #include "support/converted.h"
 #include "support/fits_builder.h"
@@ -54,7 +53,8 @@ std::string fpacked(const fitsasdf::test::TempDir& dir, int nx, int ny,
   std::string pixels;
   for (int y = 0; y < ny; ++y) {
     for (int x = 0; x < nx; ++x) {
-      pixels += big_endian<std::int16_t>(static_cast<std::int16_t>(1000 + 7 * x - 3 * y + (x * y) % 13));
+      pixels +=
+          big_endian<std::int16_t>(static_cast<std::int16_t>(1000 + 7 * x - 3 * y + (x * y) % 13));
     }
   }
   const fs::path plain = dir / "plain.fits";
@@ -113,7 +113,8 @@ void write_be32(std::string& s, std::size_t at, std::uint32_t v) {
 
 TEST_CASE("gzip tiles must be one whole stream within their tile's size", "[tile_guard]") {
   Bytes pixels(2000);
-  for (std::size_t i = 0; i < pixels.size(); ++i) pixels[i] = static_cast<std::uint8_t>(i * 7 % 251);
+  for (std::size_t i = 0; i < pixels.size(); ++i)
+    pixels[i] = static_cast<std::uint8_t>(i * 7 % 251);
   const Bytes stream = gzip(pixels);
   CHECK_FALSE(gzip_tile_problem(stream, pixels.size()));
   SECTION("cut anywhere: refused (CFITSIO would grow its buffer without end)") {
@@ -146,7 +147,8 @@ TEST_CASE("HCOMPRESS tiles must declare their tile's dimensions", "[tile_guard]"
   const auto header = [](std::int32_t nx, std::int32_t ny) {
     Bytes h{0xDD, 0x99};
     for (const std::int32_t v : {nx, ny, 0}) {
-      for (int shift = 24; shift >= 0; shift -= 8) h.push_back(static_cast<std::uint8_t>(static_cast<std::uint32_t>(v) >> shift));
+      for (int shift = 24; shift >= 0; shift -= 8)
+        h.push_back(static_cast<std::uint8_t>(static_cast<std::uint32_t>(v) >> shift));
     }
     h.resize(40, 0);
     return h;
@@ -230,8 +232,8 @@ TEST_CASE("fpack's tables pass the tile checks, and damaged column tiles are ref
     rows += name;
   }
   std::vector<std::string> cards = table_cards("BINTABLE", 12, 300, 0, 2);
-  for (const auto& c : {text("TTYPE1", "n"), text("TFORM1", "J"), text("TTYPE2", "s"),
-                        text("TFORM2", "8A")}) {
+  for (const auto& c :
+       {text("TTYPE1", "n"), text("TFORM1", "J"), text("TTYPE2", "s"), text("TFORM2", "8A")}) {
     cards.push_back(c);
   }
   const fs::path plain = dir / "plain.fits";
