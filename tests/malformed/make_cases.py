@@ -834,6 +834,13 @@ def fits_cases():
     for _ in range(32):
         bz_bytes += bz.compress(chunk)
     bz_bytes += bz.flush()
+    whole = bz2.compress(fits(image_hdu(), table_hdu()))
+    case("fits_bzip2_cut", "truncation", {"in.fits.bz2": whole[:len(whole) // 2]},
+         [fail(2, "truncated"), run(["verify", "{in}"], 2, "truncated")],
+         "a .bz2 FITS file cut in half: libbz2 asks for more input for ever (fuzz finding 16: "
+         "the stream check looped)")
+    case("fits_bzip2_magic_only", "truncation", {"in.fits": b"BZh"},
+         [fail(2, "truncated")], "the 3 bytes `BZh`: a bzip2 stream with nothing after its magic")
     case("fits_bzip2_bomb", "decompression bomb", {"in.fits.bz2": bz_bytes},
          [fail(2, "limit", "--max-memory", "8M")],
          "a %d-byte .bz2 holding a 32 MiB image, over --max-memory 8M" % len(bz_bytes))

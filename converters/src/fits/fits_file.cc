@@ -155,6 +155,14 @@ void refuse_oversized_stream(const asdfcore::io::Buffer& packed, const std::stri
       if (rc == Z_STREAM_END) {
         if (z.avail_in == 0 && left == 0) break;
         inflateReset(&z);  // another gzip member follows
+      } else if (rc == Z_BUF_ERROR ||
+                 (rc == Z_OK && z.avail_in == 0 && left == 0 && z.avail_out != 0)) {
+        // Cut short (CFITSIO reports it as memory it cannot allocate, or reads what there is).
+        inflateEnd(&z);
+        throw Error(ErrorCode::kTruncated,
+                    "the gzip stream ends after " + std::to_string(packed.size()) +
+                        " bytes, before its end: the file is cut short",
+                    at);
       } else if (rc != Z_OK) {
         break;  // damage: CFITSIO reports it
       }
@@ -191,6 +199,14 @@ void refuse_oversized_stream(const asdfcore::io::Buffer& packed, const std::stri
       b.avail_in = avail;
     } else if (rc != BZ_OK) {
       break;
+    } else if (b.avail_in == 0 && left == 0 && b.avail_out != 0) {
+      // The stream is cut short. libbz2 returns BZ_OK for every call without input (this loop
+      // had no end: fuzz finding 16), and CFITSIO reports it as memory it cannot allocate.
+      BZ2_bzDecompressEnd(&b);
+      throw Error(ErrorCode::kTruncated,
+                  "the bzip2 stream ends after " + std::to_string(packed.size()) +
+                      " bytes, before its end: the file is cut short",
+                  at);
     }
   }
   BZ2_bzDecompressEnd(&b);
