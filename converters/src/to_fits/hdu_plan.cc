@@ -165,7 +165,9 @@ BuiltHeader build_header(const HduPlan& plan) {
     }
   }
   const std::size_t end_at = out.bytes.size();
-  const std::string xtension = CardLookup(plan.written_cards()).string("XTENSION");
+  const auto at_xtension = plan.index_of("XTENSION");
+  const NodePtr kind = at_xtension ? plan.cards[*at_xtension].card.value : nullptr;
+  const std::string xtension = kind && kind->is_string() ? rstripped(kind->as_string()) : "";
   if (xtension == "BINTABLE" || xtension == "TABLE" || xtension == "A3DTABLE") {
     // CFITSIO 4.2 aborts the process reading a table whose column name is an unquoted value of
     // 70 characters or more (a 70-digit integer, say): such a header is not written.

@@ -109,6 +109,33 @@ void write_be32(std::string& s, std::size_t at, std::uint32_t v) {
   for (int i = 3; i >= 0; --i, v >>= 8) s[at + i] = static_cast<char>(v & 0xff);
 }
 
+/// Write `bytes` to `dir`/in.fits.fz and convert it to `dir`/out.asdf (removed first).
+fitsasdf::ConversionReport convert(const fitsasdf::test::TempDir& dir, const std::string& bytes) {
+  const fs::path in = dir / "in.fits.fz";
+  std::ofstream(in, std::ios::binary) << bytes;
+  fitsasdf::ConvertOptions options;
+  options.durable = false;
+  fs::remove(dir / "out.asdf");
+  return fitsasdf::convert_fits_to_asdf(in.string(), (dir / "out.asdf").string(), options);
+}
+
+/// Expect converting `bytes` to fail quickly with a compression error holding `part`, leaving no
+/// output behind.
+void expect_refused(const fitsasdf::test::TempDir& dir, const std::string& bytes,
+                    const std::string& part) {
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    convert(dir, bytes);
+    FAIL("no error");
+  } catch (const asdfcore::Error& e) {
+    INFO(e.what());
+    CHECK(e.code() == ErrorCode::kCompression);
+    CHECK(std::string(e.what()).find(part) != std::string::npos);
+  }
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+  CHECK_FALSE(fs::exists(dir / "out.asdf"));
+}
+
 }  // namespace
 
 TEST_CASE("gzip tiles must be one whole stream within their tile's size", "[tile_guard]") {
@@ -170,52 +197,30 @@ TEST_CASE("HCOMPRESS tiles must declare their tile's dimensions", "[tile_guard]"
 TEST_CASE("fpack's images pass the tile checks, and damaged tiles are refused quickly",
           "[tile_guard][error]") {
   fitsasdf::test::TempDir dir;
-  const auto convert = [&](const std::string& fz) {
-    const fs::path in = dir / "in.fits.fz";
-    std::ofstream(in, std::ios::binary) << fz;
-    fitsasdf::ConvertOptions options;
-    options.durable = false;
-    return fitsasdf::convert_fits_to_asdf(in.string(), (dir / "out.asdf").string(), options);
-  };
-  const auto expect_refused = [&](const std::string& fz, const std::string& part) {
-    const auto start = std::chrono::steady_clock::now();
-    try {
-      convert(fz);
-      FAIL("no error");
-    } catch (const asdfcore::Error& e) {
-      INFO(e.what());
-      CHECK(e.code() == ErrorCode::kCompression);
-      CHECK(std::string(e.what()).find(part) != std::string::npos);
-    }
-    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
-    CHECK_FALSE(fs::exists(dir / "out.asdf"));
-  };
   SECTION("GZIP_1 and GZIP_2, with tiles clipped at the edges") {
     for (const std::vector<std::string>& options :
          {std::vector<std::string>{"-g"}, {"-g2", "-t", "30,20"}}) {
       const std::string fz = fpacked(dir, 64, 48, options);
-      CHECK(convert(fz).hdus.size() == 2);
-      fs::remove(dir / "out.asdf");
+      CHECK(convert(dir, fz).hdus.size() == 2);
       // Tile 2's descriptor keeps only part of its bytes: the stream is cut short.
       std::string cut = fz;
       const Layout l = layout_of(fz);
       const std::uint32_t length = read_be32(cut, l.data + 8);
       write_be32(cut, l.data + 8, length - 9);
-      expect_refused(cut, "tile 2 of the GZIP_");
+      expect_refused(dir, cut, "tile 2 of the GZIP_");
     }
   }
   SECTION("HCOMPRESS_1, lossless and lossy, with tiles clipped at the edges") {
     for (const std::vector<std::string>& options :
          {std::vector<std::string>{"-h"}, {"-h", "-s", "4", "-t", "30,20"}}) {
       const std::string fz = fpacked(dir, 64, 48, options);
-      CHECK(convert(fz).hdus.size() == 2);
-      fs::remove(dir / "out.asdf");
+      CHECK(convert(dir, fz).hdus.size() == 2);
       // Tile 1's stream declares one row more than the tile has.
       std::string grown = fz;
       const Layout l = layout_of(fz);
       const std::size_t tile = l.heap + read_be32(grown, l.data + 4);
       write_be32(grown, tile + 2, read_be32(grown, tile + 2) + 1);
-      expect_refused(grown, "tile 1 of the HCOMPRESS_1-compressed image is damaged");
+      expect_refused(dir, grown, "tile 1 of the HCOMPRESS_1-compressed image is damaged");
     }
   }
 }
@@ -249,39 +254,20 @@ TEST_CASE("fpack's tables pass the tile checks, and damaged column tiles are ref
   }
   REQUIRE(fz.find("ZCTYP1  = 'RICE_1") != std::string::npos);
   REQUIRE(fz.find("ZCTYP2  = 'GZIP_1") != std::string::npos);
-  const auto convert = [&](const std::string& bytes) {
-    const fs::path in = dir / "in.fits.fz";
-    std::ofstream(in, std::ios::binary) << bytes;
-    fitsasdf::ConvertOptions options;
-    options.durable = false;
-    fs::remove(dir / "out.asdf");
-    return fitsasdf::convert_fits_to_asdf(in.string(), (dir / "out.asdf").string(), options);
-  };
-  CHECK(convert(fz).hdus.size() == 2);
+  CHECK(convert(dir, fz).hdus.size() == 2);
   const Layout l = layout_of(fz);
   const std::size_t descriptor = l.row / 2;  // 1PB: 8 bytes, 1QB: 16 bytes
   REQUIRE((descriptor == 8 || descriptor == 16));
   const std::size_t length_at = descriptor == 8 ? 0 : 4;  // the low 32 bits of a 1QB length
-  const auto expect_refused = [&](std::string bytes, const std::string& part) {
-    try {
-      convert(bytes);
-      FAIL("no error");
-    } catch (const asdfcore::Error& e) {
-      INFO(e.what());
-      CHECK(e.code() == ErrorCode::kCompression);
-      CHECK(std::string(e.what()).find(part) != std::string::npos);
-    }
-    CHECK_FALSE(fs::exists(dir / "out.asdf"));
-  };
   // Column 2's gzip stream cut short; then given no bytes at all; column 1's Rice tile too.
   std::string cut = fz;
   const std::size_t second = l.data + descriptor + length_at;
   write_be32(cut, second, read_be32(cut, second) - 7);
-  expect_refused(cut, "tile 1 of column 2 of the GZIP_1-compressed table is damaged");
+  expect_refused(dir, cut, "tile 1 of column 2 of the GZIP_1-compressed table is damaged");
   std::string empty = fz;
   write_be32(empty, second, 0);
-  expect_refused(empty, "gives no bytes for the 2400 bytes of its rows");
+  expect_refused(dir, empty, "gives no bytes for the 2400 bytes of its rows");
   std::string rice = fz;
   write_be32(rice, l.data + length_at, 3);
-  expect_refused(rice, "tile 1 of column 1 of the RICE_1-compressed table is damaged");
+  expect_refused(dir, rice, "tile 1 of column 1 of the RICE_1-compressed table is damaged");
 }
