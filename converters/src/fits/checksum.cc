@@ -14,8 +14,9 @@ namespace {
 constexpr std::size_t kBlock = 2880;
 constexpr std::size_t kPieceBlocks = 512;  // 1.4 MiB summed per CFITSIO call
 
-/// The header of the scratch file: a primary array of bytes just large enough for one piece.
-std::string scratch_header() {
+/// The header of a scratch file holding one piece of `piece_bytes` (whole blocks) as a primary
+/// array of bytes.
+std::string scratch_header(std::size_t piece_bytes) {
   std::string h;
   const auto card = [&h](std::string text) {
     text.resize(80, ' ');
@@ -24,7 +25,7 @@ std::string scratch_header() {
   card("SIMPLE  =                    T");
   card("BITPIX  =                    8");
   card("NAXIS   =                    1");
-  const std::string n = std::to_string(kPieceBlocks * kBlock);
+  const std::string n = std::to_string(piece_bytes);
   card("NAXIS1  = " + std::string(20 - n.size(), ' ') + n);
   card("END");
   h.resize(kBlock, ' ');
@@ -47,16 +48,23 @@ struct ChecksumSum::Scratch {
   }
 };
 
-ChecksumSum::ChecksumSum(std::uint32_t start) : scratch_(std::make_unique<Scratch>()), sum_(start) {
-  Scratch& s = *scratch_;
-  s.bytes.assign(kBlock + kPieceBlocks * kBlock, 0);
-  const std::string header = scratch_header();
+ChecksumSum::ChecksumSum(std::uint32_t start) : sum_(start) {}
+
+void ChecksumSum::make_room(std::size_t piece_bytes) {
+  if (scratch_ != nullptr && scratch_->bytes.size() >= kBlock + piece_bytes) return;
+  // Sized by the first piece, not the largest: most sums cover a header or a small data unit.
+  // A larger piece later gets a new scratch file (at most kPieceBlocks, so at most twice).
+  auto scratch = std::make_unique<Scratch>();
+  Scratch& s = *scratch;
+  s.bytes.assign(kBlock + piece_bytes, 0);
+  const std::string header = scratch_header(piece_bytes);
   std::memcpy(s.bytes.data(), header.data(), header.size());
   s.memory = s.bytes.data();
   s.size = s.bytes.size();
   int status = 0;
   fits_open_memfile(&s.fptr, "checksum", READONLY, &s.memory, &s.size, 0, nullptr, &status);
   check_status(status, "CFITSIO cannot open its checksum scratch file", {});
+  scratch_ = std::move(scratch);
 }
 
 ChecksumSum::~ChecksumSum() = default;
@@ -69,9 +77,10 @@ void ChecksumSum::add(std::span<const std::uint8_t> blocks) {
                           "a FITS checksum covers whole 2880-byte blocks, not " +
                               std::to_string(blocks.size()) + " bytes");
   }
-  Scratch& s = *scratch_;
   while (!blocks.empty()) {
     const std::size_t n = std::min(blocks.size(), kPieceBlocks * kBlock);
+    make_room(n);
+    Scratch& s = *scratch_;
     std::memcpy(s.bytes.data() + kBlock, blocks.data(), n);
     int status = 0;
     ffflsh(s.fptr, TRUE, &status);  // forget what CFITSIO buffered of the previous piece

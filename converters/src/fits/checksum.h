@@ -15,8 +15,7 @@ namespace fitsasdf::fits {
 class ChecksumSum {
  public:
   /// Start a sum at `start` (0 for data; a header's sum starts at its data's sum, which is how
-  /// CHECKSUM covers the whole HDU). Throws `asdfcore::Error` when CFITSIO cannot make its
-  /// scratch file.
+  /// CHECKSUM covers the whole HDU).
   explicit ChecksumSum(std::uint32_t start = 0);
   ~ChecksumSum();
   ChecksumSum(ChecksumSum&& other) noexcept;
@@ -25,12 +24,15 @@ class ChecksumSum {
   ChecksumSum& operator=(const ChecksumSum&) = delete;
 
   /// Add `blocks` (a whole number of 2880-byte blocks; anything else throws invalid-argument).
+  /// Throws `asdfcore::Error` when CFITSIO cannot make its scratch file.
   void add(std::span<const std::uint8_t> blocks);
   /// Return the sum so far.
   std::uint32_t value() const noexcept { return sum_; }
 
  private:
   struct Scratch;  // CFITSIO keeps pointers into it, so it stays where it was made
+  /// Make sure the scratch file (made on first use) holds a piece of `piece_bytes`.
+  void make_room(std::size_t piece_bytes);
   std::unique_ptr<Scratch> scratch_;
   std::uint32_t sum_ = 0;
 };
