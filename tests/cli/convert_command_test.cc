@@ -186,6 +186,10 @@ TEST_CASE("convert refuses damaged FITS files with exit 2 and no output", "[cli]
     fs::remove(dir / "image.fits.gz");
     write_file(dir / "cut.fits.gz", packed.substr(0, packed.size() / 2));
     expect_refused(dir / "cut.fits.gz", 2, "cut.fits.gz");
+    // Cut before a block of the FITS file came out: CFITSIO's own message would be that it
+    // could not allocate memory (exit 3, io).
+    write_file(dir / "stub.fits.gz", packed.substr(0, 20));
+    expect_refused(dir / "stub.fits.gz", 2, "the gzip stream ends after 20 bytes");
     // A whole gzip stream of a FITS file cut inside its last block.
     write_file(dir / "short.fits", image.substr(0, 2880 + 6000));
     REQUIRE(run({"gzip", "-n", (dir / "short.fits").string()}).status == 0);
@@ -396,8 +400,8 @@ TEST_CASE("convert stores block checksums unless told not to", "[cli][convert]")
       {{"--checksum", "none", "--no-checksum"}, nullptr}};
   for (const auto& [extra, match] : conventions) {
     const std::string out = (dir / "zlib.asdf").string();
-    std::vector<std::string> args{"convert", (dir / "img.fits").string(), "-o", out, "-q",
-                                  "--compress", "zlib"};
+    std::vector<std::string> args{
+        "convert", (dir / "img.fits").string(), "-o", out, "-q", "--compress", "zlib"};
     args.insert(args.end(), extra.begin(), extra.end());
     INFO(join(args));
     REQUIRE(run_cli(args).status == 0);
@@ -406,12 +410,14 @@ TEST_CASE("convert stores block checksums unless told not to", "[cli][convert]")
     const auto block = nlohmann::json::parse(info.out)["blocks"][0];
     CHECK(block["compression"] == "zlib");
     CHECK(block["checksum_match"] == match);
-    CHECK(block["checksum_ok"] == (match.is_null() ? nlohmann::json(nullptr) : nlohmann::json(true)));
+    CHECK(block["checksum_ok"] ==
+          (match.is_null() ? nlohmann::json(nullptr) : nlohmann::json(true)));
     std::filesystem::remove(out);
   }
   // An ASDF input writes FITS: the option does not apply there.
-  REQUIRE(run_cli({"convert", (dir / "img.fits").string(), "-o", (dir / "back.asdf").string(),
-                   "-q"}).status == 0);
+  REQUIRE(
+      run_cli({"convert", (dir / "img.fits").string(), "-o", (dir / "back.asdf").string(), "-q"})
+          .status == 0);
   const RunResult refused = run_cli({"convert", (dir / "back.asdf").string(), "-o",
                                      (dir / "back.fits").string(), "--checksum", "decoded"});
   CHECK(refused.status == 4);

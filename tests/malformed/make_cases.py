@@ -839,6 +839,10 @@ def fits_cases():
          [fail(2, "truncated"), run(["verify", "{in}"], 2, "truncated")],
          "a .bz2 FITS file cut in half: libbz2 asks for more input for ever (fuzz finding 16: "
          "the stream check looped)")
+    case("fits_gzip_cut_stub", "truncation", {"in.fits.gz": gzip_bytes(fits(image_hdu()))[:20]},
+         [fail(2, "truncated"), run(["verify", "{in}"], 2, "truncated")],
+         "a small .gz FITS file cut after 20 bytes, before a block came out: CFITSIO calls it "
+         "memory it cannot allocate")
     case("fits_bzip2_magic_only", "truncation", {"in.fits": b"BZh"},
          [fail(2, "truncated")], "the 3 bytes `BZh`: a bzip2 stream with nothing after its magic")
     case("fits_bzip2_bomb", "decompression bomb", {"in.fits.bz2": bz_bytes},

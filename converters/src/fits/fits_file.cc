@@ -1,15 +1,14 @@
 #include "fits/fits_file.h"
 
+#include <bzlib.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <utility>
-
-#include <bzlib.h>
-#include <zlib.h>
 
 #include "asdfcore/io/mapped_file.h"
 #include "fits/cfitsio.h"
@@ -107,8 +106,8 @@ void refuse_other_formats(const asdfcore::io::Buffer& bytes, const std::string& 
   if (!text.starts_with("SIMPLE  =")) {
     std::string lower(text.substr(0, 512));
     for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    const bool html = lower.find("<html") != std::string::npos ||
-                      lower.find("<!doctype") != std::string::npos;
+    const bool html =
+        lower.find("<html") != std::string::npos || lower.find("<!doctype") != std::string::npos;
     throw Error(ErrorCode::kNotFits,
                 html ? "this is an HTML page, not a FITS file (a failed download?)"
                      : "no SIMPLE card at the start: this is not a FITS file",
@@ -119,18 +118,18 @@ void refuse_other_formats(const asdfcore::io::Buffer& bytes, const std::string& 
 /// Throw (limit) when the gzip or bzip2 stream `packed` decompresses to more than `limit` bytes.
 /// CFITSIO inflates the whole stream into memory, so a small file that expands enormously (a
 /// decompression bomb) is refused here first, by streaming it through a scratch buffer. A gzip
-/// stream too small to reach the limit (deflate expands at most 1032:1) is not decoded.
+/// stream too small to reach the limit (deflate expands at most 1032:1) is not decoded unless
+/// `even_small`. A stream cut short is refused as truncated.
 void refuse_oversized_stream(const asdfcore::io::Buffer& packed, const std::string& container,
-                             std::uint64_t limit, const ErrorContext& at) {
-  if (container == "gzip" && packed.size() < limit / 1032) return;
+                             std::uint64_t limit, const ErrorContext& at, bool even_small) {
+  if (container == "gzip" && !even_small && packed.size() < limit / 1032) return;
   if (container != "gzip" && container != "bzip2") return;  // .Z: CFITSIO's own decoder
   std::vector<char> scratch(1 << 20);
   std::uint64_t total = 0;
   const auto too_big = [&] {
     throw Error(ErrorCode::kLimit,
-                "the " + container + " stream decompresses to more than " +
-                    std::to_string(limit) + " bytes, the memory limit (raise --max-memory " +
-                    "to read it)",
+                "the " + container + " stream decompresses to more than " + std::to_string(limit) +
+                    " bytes, the memory limit (raise --max-memory " + "to read it)",
                 at);
   };
   if (container == "gzip") {
@@ -219,8 +218,7 @@ void refuse_oversized(std::uint64_t count, std::uint64_t width, std::uint64_t li
     throw Error(ErrorCode::kLimit,
                 what + " would need " + std::to_string(count) + " elements of " +
                     std::to_string(width) + " bytes, more than the memory limit of " +
-                    std::to_string(limit) +
-                    " (raise --max-memory to read it)",
+                    std::to_string(limit) + " (raise --max-memory to read it)",
                 at);
   }
 }
@@ -260,8 +258,7 @@ void refuse_missing_end(std::string_view bytes, const std::string& path) {
     for (std::size_t k = 0; k < 8; ++k) {
       const char c = card[k];
       const bool keyword_char = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-                                (c >= '0' && c <= '9') || c == '-' ||
-                                c == '_' || c == ' ';
+                                (c >= '0' && c <= '9') || c == '-' || c == '_' || c == ' ';
       if (!keyword_char) {
         throw Error(ErrorCode::kMalformed,
                     "the primary header has no END card: card " + std::to_string(at / 80 + 1) +
@@ -285,12 +282,17 @@ FitsFile FitsFile::open(const std::string& path, std::uint64_t max_memory) {
     refuse_other_formats(mapped, path);
     refuse_missing_end({reinterpret_cast<const char*>(mapped.data()), mapped.size()}, path);
   }
-  refuse_oversized_stream(mapped, f.container_, max_memory, f.where());
+  refuse_oversized_stream(mapped, f.container_, max_memory, f.where(), false);
 
   int status = 0;
   fitsfile* opened = nullptr;
   fits_open_diskfile(&opened, path.c_str(), READONLY, &status);
   f.fptr_ = status == 0 ? opened : nullptr;
+  if (status != 0 && f.container_ == "gzip") {
+    // CFITSIO calls a small gzip stream cut short "could not allocate memory": decode it (it is
+    // small, or it was decoded above) to say so when that is what it is.
+    refuse_oversized_stream(mapped, f.container_, max_memory, f.where(), true);
+  }
   if ((status == END_OF_FILE || status == READ_ERROR) && f.container_.empty()) {
     fits_clear_errmsg();  // say it plainly, without CFITSIO's stack
     refuse_cut_header({reinterpret_cast<const char*>(mapped.data()), mapped.size()}, 1,
@@ -447,10 +449,11 @@ std::vector<std::uint8_t> FitsFile::decompress_image(int index) const {
     }
     const auto n = static_cast<std::uint64_t>(naxes[i]);
     if (n != 0 && count > max_memory_ / n) {
-      throw Error(ErrorCode::kLimit,
-                  "the decompressed image's ZNAXISn multiply to more pixels than the memory limit of " +
-                      std::to_string(max_memory_) + " bytes holds (raise --max-memory to read it)",
-                  where(index));
+      throw Error(
+          ErrorCode::kLimit,
+          "the decompressed image's ZNAXISn multiply to more pixels than the memory limit of " +
+              std::to_string(max_memory_) + " bytes holds (raise --max-memory to read it)",
+          where(index));
     }
     count *= n;
   }
@@ -464,7 +467,8 @@ std::vector<std::uint8_t> FitsFile::decompress_image(int index) const {
   char card[FLEN_CARD];
   for (int k = 1; k <= nkeys && status == 0; ++k) {
     fits_read_record(in, k, card, &status);
-    if (status == 0 && fits_get_keyclass(card) > TYP_CMPRS_KEY) fits_write_record(out, card, &status);
+    if (status == 0 && fits_get_keyclass(card) > TYP_CMPRS_KEY)
+      fits_write_record(out, card, &status);
   }
   check_status(status, "cannot copy the compressed image's keywords", where(index));
   fits_set_bscale(in, 1.0, 0.0, &status);
@@ -506,8 +510,8 @@ std::vector<std::uint8_t> FitsFile::decompress_table(int index) const {
   if (row < 0 || rows < 0 || heap < 0) {
     throw Error(ErrorCode::kMalformed, "ZNAXIS1, ZNAXIS2 or ZPCOUNT is negative", where(index));
   }
-  refuse_oversized(static_cast<std::uint64_t>(rows), static_cast<std::uint64_t>(row),
-                   max_memory_, "the decompressed table's rows", where(index));
+  refuse_oversized(static_cast<std::uint64_t>(rows), static_cast<std::uint64_t>(row), max_memory_,
+                   "the decompressed table's rows", where(index));
   refuse_oversized(static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(row) +
                        static_cast<std::uint64_t>(heap),
                    1, max_memory_, "the decompressed table", where(index));
