@@ -7,7 +7,8 @@ Writes OUT_DIR/<target>/<sha1 of the bytes> (so running it again changes nothing
   asdf_file, asdf_to_fits   every *.asdf file; plus the ASDF files `fitsasdf convert` makes of
                             the FITS files (fits lists) when --cli is given
   fits_to_asdf              every *.fits / *.fits.gz / *.fz file; fpack's tile-compressed images
-                            and table of mutate_tiles.py (every algorithm); plus FITS files
+                            and table of mutate_tiles.py (every algorithm, also converted
+                            for asdf_to_fits and asdf_file); plus FITS files
                             carrying an ASDF extension, made by `fitsasdf convert` from the ASDF
                             files
   yaml_tree                 the YAML tree of every ASDF file, and the *.yaml files
@@ -43,6 +44,23 @@ def index_tail(data):
     if at < 0:
         at = data.rfind(b'\xd3BLK')
     return None if at < 0 else data[at:]
+
+
+def convert_all(out, cli, fits_files, asdf_files, tmp):
+    """Each file converted both ways gives seeds that reach the deeper code: fits lists for
+    ASDF -> FITS, ASDF-in-FITS files for FITS -> ASDF. Failures are skipped."""
+    for n, path in enumerate(fits_files + asdf_files):
+        is_fits = path in fits_files
+        dest = os.path.join(tmp, 'converted-%d.%s' % (n, 'asdf' if is_fits else 'fits'))
+        r = subprocess.run([cli, 'convert', path, '-o', dest, '--no-fsync', '-q'],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+        if r.returncode == 0 and os.path.exists(dest):
+            data = open(dest, 'rb').read()
+            if len(data) <= 1 << 20:
+                put(out, 'asdf_to_fits' if is_fits else 'fits_to_asdf', data)
+                if is_fits:
+                    put(out, 'asdf_file', data)
+            os.remove(dest)
 
 
 def main(argv):
@@ -82,38 +100,24 @@ def main(argv):
         data = open(path, 'rb').read()
         if len(data) <= 65536:
             put(out, 'yaml_tree', data)
-    for path in fits_files:
-        put(out, 'fits_to_asdf', open(path, 'rb').read())
-    # Tile-compressed images and a table made by fpack with every algorithm (RICE_1, GZIP_1,
-    # GZIP_2, HCOMPRESS_1, PLIO_1, edge tiles), so that every tile decoder is reached.
-    try:
-        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-        import mutate_tiles
-        with tempfile.TemporaryDirectory(prefix='fitsasdf-seeds-') as tmp:
-            for path in mutate_tiles.inputs(tmp):
-                put(out, 'fits_to_asdf', open(path, 'rb').read())
-    except (OSError, subprocess.CalledProcessError) as e:
-        print('no fpack seeds: %s' % e, file=sys.stderr)
+    with tempfile.TemporaryDirectory(prefix='fitsasdf-seeds-') as tmp:
+        # Tile-compressed images and a table made by fpack with every algorithm (RICE_1, GZIP_1,
+        # GZIP_2, HCOMPRESS_1, PLIO_1, edge tiles), so that every tile decoder is reached (and,
+        # converted below, every compressor on the way back).
+        try:
+            sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+            import mutate_tiles
+            fits_files += mutate_tiles.inputs(tmp)
+        except (OSError, subprocess.CalledProcessError) as e:
+            print('no fpack seeds: %s' % e, file=sys.stderr)
+        for path in fits_files:
+            put(out, 'fits_to_asdf', open(path, 'rb').read())
+        if cli:
+            convert_all(out, cli, fits_files, asdf_files, tmp)
     for text in (b'#ASDF BLOCK INDEX\n%YAML 1.1\n---\n- 12\n- 345\n...\n',
                  b'#ASDF BLOCK INDEX\n%YAML 1.1\n--- []\n...\n',
                  b'#ASDF BLOCK INDEX\n%YAML 1.1\n---\n- 18446744073709551615\n...\n\0\0'):
         put(out, 'block_index', b'\x00' + text)
-    if cli:
-        # Each file converted both ways gives seeds that reach the deeper code: fits lists for
-        # ASDF -> FITS, ASDF-in-FITS files for FITS -> ASDF. Failures are skipped.
-        with tempfile.TemporaryDirectory(prefix='fitsasdf-seeds-') as tmp:
-            for n, path in enumerate(fits_files + asdf_files):
-                is_fits = path in fits_files
-                dest = os.path.join(tmp, '%d.%s' % (n, 'asdf' if is_fits else 'fits'))
-                r = subprocess.run([cli, 'convert', path, '-o', dest, '--no-fsync', '-q'], stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL, timeout=120)
-                if r.returncode == 0 and os.path.exists(dest):
-                    data = open(dest, 'rb').read()
-                    if len(data) <= 1 << 20:
-                        put(out, 'asdf_to_fits' if is_fits else 'fits_to_asdf', data)
-                        if is_fits:
-                            put(out, 'asdf_file', data)
-                    os.remove(dest)
     for target in ('asdf_file', 'asdf_to_fits', 'fits_to_asdf', 'yaml_tree', 'block_index'):
         folder = os.path.join(out, target)
         count = len(os.listdir(folder)) if os.path.isdir(folder) else 0
