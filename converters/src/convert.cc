@@ -57,10 +57,14 @@ std::string standard_schema_misfit(const std::vector<hdu::HduOutput>& outputs,
           break;
         case asdfcore::tree::NodeKind::kBool:
         case asdfcore::tree::NodeKind::kInt:
-        case asdfcore::tree::NodeKind::kFloat: break;
-        case asdfcore::tree::NodeKind::kNull: return where + "undefined value";
-        case asdfcore::tree::NodeKind::kBigInt: return where + "integer beyond 64 bits";
-        default: return where + "value the schema has no type for";
+        case asdfcore::tree::NodeKind::kFloat:
+          break;
+        case asdfcore::tree::NodeKind::kNull:
+          return where + "undefined value";
+        case asdfcore::tree::NodeKind::kBigInt:
+          return where + "integer beyond 64 bits";
+        default:
+          return where + "value the schema has no type for";
       }
     }
   }
@@ -78,7 +82,8 @@ std::string native_key(const std::vector<Card>& cards, int index, std::set<std::
   if (key.empty()) key = index == 1 ? "PRIMARY" : "HDU" + std::to_string(index);
   static const std::set<std::string> kReserved{"fits", "data", "asdf_library", "history",
                                                std::string(to_fits::kRootCardImagesKey)};
-  if (kReserved.count(key) != 0 || used.count(key) != 0) key = "HDU" + std::to_string(index) + "_" + key;
+  if (kReserved.count(key) != 0 || used.count(key) != 0)
+    key = "HDU" + std::to_string(index) + "_" + key;
   used.insert(key);
   return key;
 }
@@ -88,26 +93,36 @@ std::string native_key(const std::vector<Card>& cards, int index, std::set<std::
 ConversionReport convert_fits_to_asdf(const std::string& input, const std::string& output,
                                       const ConvertOptions& options) {
   const fits::FitsFile file = fits::FitsFile::open(input, options.limits.max_memory);
-  if (options.embedded_tree && embedded::asdf_extension_index(file) > 0) {
-    return extract_embedded_asdf(input, output, options);
-  }
-  const auto registry = hdu::HduConverterRegistry::with_builtins();
   const auto& bytes = file.bytes();
+  // Every header, read once: first to look for an ASDF extension, then to convert each HDU.
+  std::vector<Header> parsed;
+  bool embedded_asdf = false;
+  for (const auto& extent : file.hdus()) {
+    if (extent.data_start > bytes.size() || extent.header_start > extent.data_start) {
+      throw Error(ErrorCode::kTruncated, "the file ends inside the header",
+                  asdfcore::ErrorContext{.file = input, .hdu = extent.index});
+    }
+    const std::string_view header_text(
+        reinterpret_cast<const char*>(bytes.data()) + extent.header_start,
+        static_cast<std::size_t>(extent.data_start - extent.header_start));
+    parsed.push_back(read_header(header_text, extent.index, input));
+    if (options.embedded_tree && embedded::is_asdf_extension(parsed.back().cards)) {
+      embedded_asdf = true;  // the primary HDU too (old python asdf wrote it there)
+      break;
+    }
+  }
+  if (embedded_asdf) return extract_embedded_asdf(input, output, options);
+  const auto registry = hdu::HduConverterRegistry::with_builtins();
   hdu::BlockSink sink;
   std::vector<hdu::HduOutput> outputs;
   std::vector<std::vector<Card>> headers;
   // Per HDU, the key and node of the card images the fixed format would not write back (see
   // to_fits/card_images.h), added to the items once the fits tag is chosen.
   std::vector<std::pair<std::string_view, NodePtr>> card_images;
-  for (const auto& extent : file.hdus()) {
+  for (std::size_t i = 0; i < file.hdus().size(); ++i) {
+    const auto& extent = file.hdus()[i];
     const asdfcore::ErrorContext where{.file = input, .hdu = extent.index};
-    if (extent.data_start > bytes.size() || extent.header_start > extent.data_start) {
-      throw Error(ErrorCode::kTruncated, "the file ends inside the header", where);
-    }
-    const std::string_view header_text(
-        reinterpret_cast<const char*>(bytes.data()) + extent.header_start,
-        static_cast<std::size_t>(extent.data_start - extent.header_start));
-    Header header = read_header(header_text, extent.index, input);
+    Header& header = parsed[i];
     hdu::HduInput in{file, extent, header.cards,
                      bytes.slice(static_cast<std::size_t>(extent.data_start),
                                  static_cast<std::size_t>(

@@ -1,8 +1,15 @@
 #pragma once
 // Finding the ASDF extension of an open FITS file (shared by convert and extract).
+#include <vector>
+
 #include "fits/fits_file.h"
+#include "fitsasdf/header.h"
 
 namespace fitsasdf::embedded {
+
+/// Return whether a header with `cards` is an ASDF extension's: its EXTNAME is ASDF (any case,
+/// trailing blanks ignored).
+bool is_asdf_extension(const std::vector<Card>& cards);
 
 /// Return the 1-based index of the first HDU (the primary one too, where old python asdf put
 /// it) whose EXTNAME is ASDF (any case, trailing blanks ignored), or 0 when there is none.

@@ -3,8 +3,6 @@
 // scaling (astropy's `hdu.data`, which is what python asdf hands out for such arrays).
 #include "fitsasdf/asdf_in_fits.h"
 
-#include "embedded/asdf_extension.h"
-
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -15,6 +13,7 @@
 #include "asdfcore/error.h"
 #include "asdfcore/ndarray/dtype.h"
 #include "asdfcore/tree/walk.h"
+#include "embedded/asdf_extension.h"
 #include "fits/fits_file.h"
 #include "hdu/hdu_converter.h"
 
@@ -88,10 +87,10 @@ asdfcore::io::Buffer embedded_bytes(const hdu::HduInput& in) {
                 "the ASDF extension is neither a one-row binary table nor a uint8 image", where);
   }
   if (upper_trimmed(header.string("TTYPE1")) != "ASDF_METADATA") {
-    throw Error(ErrorCode::kMalformed,
-                "the ASDF extension's first column is '" + header.string("TTYPE1") +
-                    "', not ASDF_METADATA",
-                where);
+    throw Error(
+        ErrorCode::kMalformed,
+        "the ASDF extension's first column is '" + header.string("TTYPE1") + "', not ASDF_METADATA",
+        where);
   }
   std::string form = upper_trimmed(header.string("TFORM1"));
   const std::size_t digits = form.find_first_not_of("0123456789");
@@ -117,8 +116,7 @@ std::pair<std::string, long long> parse_source(const std::string& source,
   const std::size_t comma = body.rfind(',');
   if (comma == std::string::npos) return {body, -1};
   const std::string ver = body.substr(comma + 1);
-  if (ver.empty() || ver.find_first_not_of("0123456789") != std::string::npos ||
-      ver.size() > 9) {
+  if (ver.empty() || ver.find_first_not_of("0123456789") != std::string::npos || ver.size() > 9) {
     throw Error(ErrorCode::kMalformed, "the array source '" + source + "' has no valid EXTVER",
                 where);
   }
@@ -141,10 +139,13 @@ std::string shape_text(const NodePtr& shape) {
 
 namespace embedded {
 
+bool is_asdf_extension(const std::vector<Card>& cards) {
+  return upper_trimmed(hdu::HeaderView(cards).string("EXTNAME")) == "ASDF";
+}
+
 int asdf_extension_index(const fits::FitsFile& file) {
   for (const auto& extent : file.hdus()) {  // the primary HDU too (old python asdf wrote that)
-    const hdu::HduInput in = hdu::read_hdu_input(file, extent);
-    if (upper_trimmed(hdu::HeaderView(in.cards).string("EXTNAME")) == "ASDF") return extent.index;
+    if (is_asdf_extension(hdu::read_hdu_input(file, extent).cards)) return extent.index;
   }
   return 0;
 }
@@ -217,9 +218,8 @@ ConversionReport extract_embedded_asdf(const std::string& input, const std::stri
     // order is kept, as python asdf takes the dtype from astropy's data.
     const NodePtr order = node->get("byteorder");
     const NodePtr datatype = node->get("datatype");
-    const bool in_native_order = order && order->is_string() &&
-                                 order->as_string() == native_name && datatype &&
-                                 datatype->is_string();
+    const bool in_native_order = order && order->is_string() && order->as_string() == native_name &&
+                                 datatype && datatype->is_string();
     auto it = converted.find({at, in_native_order});
     if (it == converted.end()) {
       const hdu::HduInput& in = f.hdus[static_cast<std::size_t>(at)];
@@ -264,8 +264,8 @@ ConversionReport extract_embedded_asdf(const std::string& input, const std::stri
   write.layout.threads = options.threads;
   write.layout.checksum = options.checksum;
   try {
-    asdfcore::write_asdf(output, root,
-                         sink.blocks(options.compression, options.compression_level), write);
+    asdfcore::write_asdf(output, root, sink.blocks(options.compression, options.compression_level),
+                         write);
   } catch (const Error& e) {
     throw e.with_context(ErrorContext{.file = output});
   }
