@@ -13,6 +13,7 @@
 #include "support/catch.h"
 #include "support/fits_builder.h"
 #include "support/paths.h"
+#include "support/run.h"
 #include "support/temp_dir.h"
 
 using namespace fitsasdf;
@@ -43,7 +44,73 @@ CompareOptions verify_mode() {
 
 const std::string kExptime = fb::card("EXPTIME", "12.5", "seconds");
 
+/// A 64 x 48 int16 image (`offset` added to every pixel) compressed by `fpack -g` (GZIP_1, one
+/// tile a row) into `path`.
+void gzip_tiled(const fs::path& path, int offset) {
+  std::string pixels;
+  for (int y = 0; y < 48; ++y) {
+    for (int x = 0; x < 64; ++x) {
+      pixels += fb::big_endian<std::int16_t>(static_cast<std::int16_t>(offset + 5 * x - 2 * y));
+    }
+  }
+  const fs::path plain = path.parent_path() / "plain.fits";
+  fb::write(plain, fb::hdu({fb::card("SIMPLE", "T"), fb::num("BITPIX", 16), fb::num("NAXIS", 2),
+                            fb::num("NAXIS1", 64), fb::num("NAXIS2", 48)},
+                           pixels));
+  fs::remove(path);
+  const RunResult r = run({"fpack", "-g", "-O", path.string(), plain.string()});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+}
+
 }  // namespace
+
+TEST_CASE("verify: GZIP tiles from another compressor differ in bytes, equal in pixels",
+          "[compare]") {
+  TempDir dir;
+  const fs::path packed = dir / "packed.fits.fz";
+  gzip_tiled(packed, 1000);
+  CHECK(verify_round_trip(packed.string()).equivalent());  // CFITSIO's own tiles come back
+
+  // Another compressor's tiles: every gzip header says "maximum compression" (XFL 2), where
+  // CFITSIO's level 1 writes 4. The streams stay valid (the gzip CRC covers the data only);
+  // the pixels are the same.
+  std::string bytes = fb::read(packed);
+  const std::string magic("\x1f\x8b\x08", 3);
+  std::size_t tiles = 0;
+  for (std::size_t at = bytes.find(magic); at != std::string::npos;
+       at = bytes.find(magic, at + 1)) {
+    REQUIRE(bytes[at + 8] == 4);
+    bytes[at + 8] = 2;
+    ++tiles;
+  }
+  REQUIRE(tiles == 48);
+  const fs::path other = dir / "other.fits.fz";
+  fb::write(other, bytes);
+  const VerifyReport round = verify_round_trip(other.string());
+  CHECK_FALSE(round.equivalent());
+  const HduComparison& image = round.comparison.hdus.at(1);
+  CHECK(image.kind == "tile-compressed image");
+  CHECK_FALSE(image.data.identical);
+  const auto notes = [](const HduComparison& h, const std::string& start) {
+    return std::count_if(h.notes.begin(), h.notes.end(),
+                         [&](const std::string& note) { return note.starts_with(start); });
+  };
+  // (Two more notes: fpack's DATASUM and CHECKSUM no longer match the edited bytes.)
+  CHECK(notes(image, "decompressed, the images are equal in value") == 1);
+  CHECK(notes(image, "decompressed, the images differ") == 0);
+
+  // Two different images: the decompressed comparison says so.
+  const fs::path shifted = dir / "shifted.fits.fz";
+  gzip_tiled(shifted, 1001);
+  const VerifyReport pair = verify_pair(packed.string(), shifted.string());
+  CHECK_FALSE(pair.equivalent());
+  CHECK(notes(pair.comparison.hdus.at(1),
+              "decompressed, the images differ too: 3072 of 3072 pixels") == 1);
+  CHECK(notes(pair.comparison.hdus.at(1), "decompressed, the images are equal") == 0);
+}
+
+namespace {}  // namespace
 
 TEST_CASE("compare_fits: a file equals itself in both modes", "[compare]") {
   Pair p(fb::sample());
