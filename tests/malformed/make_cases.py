@@ -761,6 +761,9 @@ def fits_cases():
              "(glibc aborts)"),
             ("zval1_35_digits", {"zval1": "1" * 35},
              "ZVAL1 = 35 digits, beyond any integer: the same overflow"),
+            ("block_zero_then_text", {"zval1": "0      32"},
+             "ZVAL1 = 0      32 (unquoted): CFITSIO reads the token up to the blank, 0 (fuzz "
+             "finding 18)"),
             ("ztile2_duplicate_text", {"extra": [card("ZTILE2", "'BYTEPIX'")]},
              "a second ZTILE2 = 'BYTEPIX' after ZTILE2 = 1: CFITSIO is left with a tile of 0 rows "
              "(fuzz finding 15)")]:
@@ -768,6 +771,13 @@ def fits_cases():
              {"in.fits": fits(rice_empty_primary, rice_image_hdu(**kwargs))},
              [fail(2, "malformed"), run(["verify", "{in}"], 2, "malformed")],
              note + ": refused before CFITSIO reads the header")
+    # A value indicator out of column 9: CFITSIO finds the '=' anywhere and reads the value.
+    late = rice_image_hdu()
+    late = (late[0].replace(card("ZVAL1", "32"), b"ZVAL1    =0".ljust(80)), late[1])
+    case("fits_rice_block_zero_late_equals", "CFITSIO divides by 0 or aborts",
+         {"in.fits": fits(rice_empty_primary, late)},
+         [fail(2, "malformed"), run(["verify", "{in}"], 2, "malformed")],
+         "the card 'ZVAL1    =0' ('=' in column 10): CFITSIO reads a block size of 0")
     # The same behind an image extension and a table (the walk skips their data), and gzipped
     # (the walk reads what CFITSIO decompressed).
     behind = fits(image_hdu(), image_hdu(primary=False), table_hdu(),

@@ -48,32 +48,45 @@ std::string trimmed(std::string_view s) {
   return std::string(s.substr(first, last - first + 1));
 }
 
-/// The value field of `card` ("KEYWORD = value / comment"), or nothing without the "= ": its
-/// text (a string's without its quotes) and how many characters it is written in (a string's
-/// with its quotes), the blanks around it left out.
+/// The value of `card` as CFITSIO 4.2 reads it (ffpsvc), or nothing without a value indicator:
+/// it starts after "= " in columns 9-10, or else after the card's first '='; a quoted string
+/// runs to its closing quote (two quotes are one), a complex value to its ')', anything else is
+/// the token up to a blank or '/' ("0      32" is 0). Gives the text (a string's without its
+/// quotes, trimmed) and how many characters it is written in (a string's with its quotes).
 std::optional<Card> value_of(std::string_view card, std::uint64_t offset) {
-  if (card.size() < 10 || card[8] != '=' || card[9] != ' ') return std::nullopt;
-  const std::string_view field = card.substr(10);
-  const auto start = field.find_first_not_of(' ');
-  if (start == std::string_view::npos) return Card{{}, offset, 0};
-  if (field[start] != '\'') {
-    std::string text = trimmed(field.substr(start, field.find('/', start) - start));
-    const std::size_t written = text.size();
-    return Card{std::move(text), offset, written};
+  card = card.substr(0, card.find('\0'));  // CFITSIO reads the card as a C string
+  std::size_t pos = 0;
+  if (card.size() >= 10 && card.substr(8, 2) == "= ") {
+    pos = 10;
+  } else {
+    const auto equals = card.find('=');
+    if (equals == std::string_view::npos) return std::nullopt;
+    pos = equals + 1;
+  }
+  const auto start = card.find_first_not_of(' ', pos);
+  if (start == std::string_view::npos || card[start] == '/') return Card{{}, offset, 0};
+  if (card[start] == '(') {
+    const auto close = card.find(')', start);
+    const std::size_t stop = close == std::string_view::npos ? card.size() : close + 1;
+    return Card{std::string(card.substr(start, stop - start)), offset, stop - start};
+  }
+  if (card[start] != '\'') {
+    const std::size_t stop = std::min(card.find_first_of(" /", start), card.size());
+    return Card{std::string(card.substr(start, stop - start)), offset, stop - start};
   }
   std::string text;
   std::size_t k = start + 1;
-  for (; k < field.size(); ++k) {
-    if (field[k] != '\'') {
-      text += field[k];
-    } else if (k + 1 < field.size() && field[k + 1] == '\'') {
+  for (; k < card.size(); ++k) {
+    if (card[k] != '\'') {
+      text += card[k];
+    } else if (k + 1 < card.size() && card[k + 1] == '\'') {
       text += '\'';
       ++k;
     } else {
       break;
     }
   }
-  const std::size_t written = std::min(k + 1, field.size()) - start;  // through the closing quote
+  const std::size_t written = std::min(k + 1, card.size()) - start;  // through the closing quote
   return Card{trimmed(text), offset, written};
 }
 
@@ -367,6 +380,8 @@ void check_extension_headers(fitsfile* in, const ErrorContext& where) {
         }
         if (auto name = overlong_column_name(card))
           names.push_back({std::move(*name), pos + c * kCard});
+        // Named as CFITSIO's keyword search names it (the first 8 characters: "ZVAL1=0" is not
+        // ZVAL1), its value read as CFITSIO reads it (fuzz finding 18).
         if (!wanted(keyword)) continue;
         if (auto value = value_of(card, pos + c * kCard))
           keywords.emplace(keyword, std::move(*value));
