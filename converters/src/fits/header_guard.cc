@@ -48,6 +48,25 @@ std::string trimmed(std::string_view s) {
   return std::string(s.substr(first, last - first + 1));
 }
 
+/// Where CFITSIO 4.2 (ffpsvc) starts reading the value of `card` (a C string): after "= " in
+/// columns 9-10, or else after the card's first '='; nothing without one.
+std::optional<std::size_t> value_start(std::string_view card) {
+  if (card.size() >= 10 && card.substr(8, 2) == "= ") return 10;
+  const auto equals = card.find('=');
+  if (equals == std::string_view::npos) return std::nullopt;
+  return equals + 1;
+}
+
+/// Where an unquoted value starting at `start` ends for CFITSIO: a complex value after its ')'
+/// (npos without one), anything else at the first blank or '/' (or the card's end).
+std::size_t unquoted_end(std::string_view card, std::size_t start) {
+  if (card[start] == '(') {
+    const auto close = card.find(')', start);
+    return close == std::string_view::npos ? close : close + 1;
+  }
+  return std::min(card.find_first_of(" /", start), card.size());
+}
+
 /// The value of `card` as CFITSIO 4.2 reads it (ffpsvc), or nothing without a value indicator:
 /// it starts after "= " in columns 9-10, or else after the card's first '='; a quoted string
 /// runs to its closing quote (two quotes are one), a complex value to its ')', anything else is
@@ -55,23 +74,12 @@ std::string trimmed(std::string_view s) {
 /// quotes, trimmed) and how many characters it is written in (a string's with its quotes).
 std::optional<Card> value_of(std::string_view card, std::uint64_t offset) {
   card = card.substr(0, card.find('\0'));  // CFITSIO reads the card as a C string
-  std::size_t pos = 0;
-  if (card.size() >= 10 && card.substr(8, 2) == "= ") {
-    pos = 10;
-  } else {
-    const auto equals = card.find('=');
-    if (equals == std::string_view::npos) return std::nullopt;
-    pos = equals + 1;
-  }
-  const auto start = card.find_first_not_of(' ', pos);
+  const auto pos = value_start(card);
+  if (!pos) return std::nullopt;
+  const auto start = card.find_first_not_of(' ', *pos);
   if (start == std::string_view::npos || card[start] == '/') return Card{{}, offset, 0};
-  if (card[start] == '(') {
-    const auto close = card.find(')', start);
-    const std::size_t stop = close == std::string_view::npos ? card.size() : close + 1;
-    return Card{std::string(card.substr(start, stop - start)), offset, stop - start};
-  }
   if (card[start] != '\'') {
-    const std::size_t stop = std::min(card.find_first_of(" /", start), card.size());
+    const std::size_t stop = std::min(unquoted_end(card, start), card.size());
     return Card{std::string(card.substr(start, stop - start)), offset, stop - start};
   }
   std::string text;
@@ -300,27 +308,14 @@ std::optional<OverlongColumnName> overlong_column_name(std::string_view card) {
   char* end = nullptr;
   const long index = std::strtol(suffix.c_str(), &end, 10);
   if (*end != '\0') return std::nullopt;  // CFITSIO skips a keyword without a number
-  // The value starts after "= " in columns 9-10, or else after the card's first '='.
-  std::size_t pos = 0;
-  if (card.size() >= 10 && card.substr(8, 2) == "= ") {
-    pos = 10;
-  } else {
-    const auto equals = card.find('=');
-    if (equals == std::string_view::npos) return std::nullopt;
-    pos = equals + 1;
-  }
-  pos = card.find_first_not_of(' ', pos);
+  const auto start = value_start(card);
+  if (!start) return std::nullopt;
+  const auto pos = card.find_first_not_of(' ', *start);
   // CFITSIO keeps a quoted name below 70 characters.
   if (pos == std::string_view::npos || card[pos] == '\'' || card[pos] == '/') return std::nullopt;
-  std::size_t stop = 0;
-  if (card[pos] == '(') {  // a complex value, up to its ')'
-    stop = card.find(')', pos);
-    if (stop == std::string_view::npos) return std::nullopt;  // CFITSIO reports it
-    ++stop;
-  } else {  // a token, up to a blank or '/'
-    stop = std::min(card.find_first_of(" /", pos), card.size());
-  }
-  if (stop - pos < kColumnNameField) return std::nullopt;
+  const std::size_t stop = unquoted_end(card, pos);
+  // A complex value without its ')' CFITSIO reports as an error.
+  if (stop == std::string_view::npos || stop - pos < kColumnNameField) return std::nullopt;
   return OverlongColumnName{std::move(keyword), index, stop - pos};
 }
 
