@@ -238,7 +238,7 @@ std::vector<FitsHdu> read_fits_hdus(const std::string& path, bool decompress_til
     h.index = extent.index;
     h.tile_compressed = extent.tile_compressed;
     if (extent.tile_compressed && decompress_tiles) {
-      const auto image = asdfcore::io::Buffer::from_vector(file.decompress_image(extent.index));
+      const asdfcore::io::Buffer image = file.decompress_image(extent.index);
       const std::string_view text(reinterpret_cast<const char*>(image.data()), image.size());
       h.header = read_header(text, extent.index, path, lenient);
       h.decompressed = true;

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <span>
 #include <utility>
 
 #include "asdfcore/io/mapped_file.h"
@@ -66,17 +67,42 @@ void create_memory_file(CfitsioHandle& out, const ErrorContext& where) {
   check_status(status, "cannot create a memory file", where);
 }
 
-std::vector<std::uint8_t> current_hdu_bytes(fitsfile* file, const std::string& what,
-                                            const ErrorContext& where) {
+namespace {
+
+/// The first byte and the size of the current HDU of `file`.
+std::pair<LONGLONG, std::size_t> current_hdu_extent(fitsfile* file, const std::string& what,
+                                                    const ErrorContext& where) {
   int status = 0;
   LONGLONG head = 0, data = 0, end = 0;
   fits_get_hduaddrll(file, &head, &data, &end, &status);
   check_status(status, "cannot locate the " + what, where);
-  std::vector<std::uint8_t> result(static_cast<std::size_t>(end - head));
-  ffmbyt(file, head, 0 /* report EOF */, &status);
-  ffgbyt(file, end - head, result.data(), &status);
+  return {head, static_cast<std::size_t>(end - head)};
+}
+
+void read_bytes(fitsfile* file, LONGLONG at, std::span<std::uint8_t> out, const std::string& what,
+                const ErrorContext& where) {
+  int status = 0;
+  ffmbyt(file, at, 0 /* report EOF */, &status);
+  ffgbyt(file, static_cast<LONGLONG>(out.size()), out.data(), &status);
   check_status(status, "cannot read the " + what, where);
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> current_hdu_bytes(fitsfile* file, const std::string& what,
+                                            const ErrorContext& where) {
+  const auto [head, size] = current_hdu_extent(file, what, where);
+  std::vector<std::uint8_t> result(size);
+  read_bytes(file, head, result, what, where);
   return result;
+}
+
+asdfcore::io::Buffer current_hdu_buffer(fitsfile* file, const std::string& what,
+                                        const ErrorContext& where) {
+  const auto [head, size] = current_hdu_extent(file, what, where);
+  asdfcore::io::WritableBuffer result = asdfcore::io::Buffer::allocate(size);
+  read_bytes(file, head, result.bytes, what, where);
+  return std::move(result.buffer);
 }
 
 namespace {
@@ -421,7 +447,7 @@ ErrorContext FitsFile::where(int hdu) const {
   return c;
 }
 
-std::vector<std::uint8_t> FitsFile::decompress_image(int index) const {
+asdfcore::io::Buffer FitsFile::decompress_image(int index) const {
   // As CFITSIO's imcopy does: an image HDU with the compressed image's type and shape, every
   // card whose class is beyond the compression keywords (user keywords, BSCALE/BZERO, ...),
   // and the pixels read with scaling off, so the stored integers come back unchanged.
@@ -476,18 +502,19 @@ std::vector<std::uint8_t> FitsFile::decompress_image(int index) const {
   const int datatype = image_datatype(bitpix);
   check_image_tiles(in, where(index));  // CFITSIO mishandles damaged Rice and gzip tiles
   if (count > 0) {
-    std::vector<std::uint8_t> pixels(static_cast<std::size_t>(count) *
-                                     static_cast<std::size_t>(std::abs(bitpix) / 8));
+    // Not zero-filled: CFITSIO writes every pixel.
+    const asdfcore::io::WritableBuffer pixels = asdfcore::io::Buffer::allocate(
+        static_cast<std::size_t>(count) * static_cast<std::size_t>(std::abs(bitpix) / 8));
     int anynul = 0;
     const auto n = static_cast<LONGLONG>(count);
-    fits_read_img(in, datatype, 1, n, nullptr, pixels.data(), &anynul, &status);
+    fits_read_img(in, datatype, 1, n, nullptr, pixels.bytes.data(), &anynul, &status);
     check_status(status, "CFITSIO cannot decompress the tile-compressed image", where(index));
-    fits_write_img(out, datatype, 1, n, pixels.data(), &status);
+    fits_write_img(out, datatype, 1, n, pixels.bytes.data(), &status);
   }
   fits_flush_file(out, &status);
   fits_set_bscale(in, 1.0, 0.0, &status);  // leave the input as it was for later reads
   check_status(status, "cannot write the decompressed image", where(index));
-  return current_hdu_bytes(out, "decompressed image", where(index));
+  return current_hdu_buffer(out, "decompressed image", where(index));
 }
 
 std::vector<std::uint8_t> FitsFile::decompress_table(int index) const {

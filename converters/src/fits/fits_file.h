@@ -15,12 +15,12 @@ namespace fitsasdf::fits {
 /// CFITSIO counts).
 struct HduExtent {
   int index = 0;
-  int type = 0;                    ///< 0 image, 1 ASCII table, 2 binary table (CFITSIO's codes).
-  bool tile_compressed = false;    ///< A tile-compressed image stored as a binary table.
-  bool compressed_table = false;   ///< A tile-compressed table (a binary table with ZTABLE = T).
+  int type = 0;                   ///< 0 image, 1 ASCII table, 2 binary table (CFITSIO's codes).
+  bool tile_compressed = false;   ///< A tile-compressed image stored as a binary table.
+  bool compressed_table = false;  ///< A tile-compressed table (a binary table with ZTABLE = T).
   std::uint64_t header_start = 0;
   std::uint64_t data_start = 0;
-  std::uint64_t data_end = 0;      ///< End of the data including the padding to 2880 bytes.
+  std::uint64_t data_end = 0;  ///< End of the data including the padding to 2880 bytes.
 };
 
 /// Throw `asdfcore::Error` for a non-zero CFITSIO `status`, with `what` and CFITSIO's messages.
@@ -35,8 +35,7 @@ class FitsFile {
   /// than `max_memory` bytes (counted while streaming, before CFITSIO holds it in memory).
   /// `max_memory` also bounds the images and tables that `decompress_image` and
   /// `decompress_table` make.
-  static FitsFile open(const std::string& path,
-                       std::uint64_t max_memory = std::uint64_t{8} << 30);
+  static FitsFile open(const std::string& path, std::uint64_t max_memory = std::uint64_t{8} << 30);
   ~FitsFile();
   FitsFile(FitsFile&& other) noexcept;
   FitsFile& operator=(FitsFile&& other) noexcept;
@@ -58,7 +57,7 @@ class FitsFile {
   /// Decompress the tile-compressed image HDU `index` (1-based) with CFITSIO and return the
   /// bytes of the equivalent uncompressed image HDU: its header blocks then its data, big-endian,
   /// as CFITSIO writes them (`fits_img_decompress`).
-  std::vector<std::uint8_t> decompress_image(int index) const;
+  asdfcore::io::Buffer decompress_image(int index) const;
   /// Decompress the tile-compressed table HDU `index` (1-based; ZTABLE = T) with CFITSIO
   /// (`fits_uncompress_table`) and return the bytes of the equivalent binary table HDU: its
   /// header blocks, then its rows and heap, as CFITSIO writes them.

@@ -79,7 +79,8 @@ std::vector<std::uint8_t> scaled_floats(std::span<const std::uint8_t> raw, long 
                                         double bscale, double bzero) {
   const DType big = DType::numeric(*fits::kind_for_bitpix(bitpix), ByteOrder::kBig);
   std::vector<std::uint8_t> out(raw.begin(), raw.end());
-  asdfcore::ndarray::apply_swap_plan(out, big.itemsize(), big.swap_plan(asdfcore::ndarray::native_byte_order()));
+  asdfcore::ndarray::apply_swap_plan(out, big.itemsize(),
+                                     big.swap_plan(asdfcore::ndarray::native_byte_order()));
   const std::size_t n = out.size() / big.itemsize();
   for (std::size_t i = 0; i < n; ++i) {
     if (bitpix == -32) {
@@ -223,10 +224,10 @@ HduOutput convert_image(const std::vector<Card>& cards, asdfcore::io::Buffer dat
       // The same block, with BLANK as the mask value (kept off the fits item, whose data
       // asdf-astropy hands to astropy as it is).
       native_array = asdfcore::ndarray::make_ndarray_node(spec);
-      native_array->set("mask", std::floor(*mask_value) == *mask_value &&
-                                        std::fabs(*mask_value) < 9.2e18
-                                    ? Node::make_int(static_cast<std::int64_t>(*mask_value))
-                                    : Node::make_float(*mask_value));
+      native_array->set("mask",
+                        std::floor(*mask_value) == *mask_value && std::fabs(*mask_value) < 9.2e18
+                            ? Node::make_int(static_cast<std::int64_t>(*mask_value))
+                            : Node::make_float(*mask_value));
     }
     out.native = native_node(native_array, header, report);
   }
@@ -254,8 +255,8 @@ class ImageConverter final : public HduConverter {
     report.index = input.extent.index;
     report.kind = "image";
     const ErrorContext where = input.where();
-    return convert_image(input.cards, input.data, &input.file, input.extent.data_start, where,
-                         sink, options, std::move(report));
+    return convert_image(input.cards, input.data, &input.file, input.extent.data_start, where, sink,
+                         options, std::move(report));
   }
 };
 
@@ -269,8 +270,8 @@ class CompressedImageConverter final : public HduConverter {
     // CFITSIO decompresses into an ordinary image HDU: its header is the image header astropy
     // shows; the compressed table's cards (ZCMPTYPE, ZTILEn, ZQUANTIZ, ...) are kept beside it
     // so the image can be compressed back the same way.
-    std::vector<std::uint8_t> image = input.file.decompress_image(input.extent.index);
-    auto [cards, end] = read_decompressed_header(image, input, "image");
+    const asdfcore::io::Buffer bytes = input.file.decompress_image(input.extent.index);
+    auto [cards, end] = read_decompressed_header(bytes.span(), input, "image");
     // astropy shows the structural cards of a compressed image with the comments of the cards
     // they come from (ZTENSION, ZBITPIX, ZNAXIS, ZNAXISn, ZPCOUNT, ZGCOUNT); CFITSIO writes its
     // own. Take astropy's view for the comments (the card images stay CFITSIO's; the table's
@@ -295,7 +296,6 @@ class CompressedImageConverter final : public HduConverter {
         c.comment = *comment;
       }
     }
-    auto bytes = asdfcore::io::Buffer::from_vector(std::move(image));
     HduOutput out =
         convert_image(cards, bytes.slice(end, bytes.size() - end), nullptr, 0, where, sink, options,
                       decompressed_report(input, "tile-compressed image"));
