@@ -1,5 +1,6 @@
 #include "fits/tile_guard.h"
 
+#include <libdeflate.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -104,6 +105,27 @@ void read_tile(fitsfile* in, int column, long row, bool want_bytes,
 
 std::optional<std::string> gzip_tile_problem(std::span<const std::uint8_t> tile,
                                              std::uint64_t limit) {
+  // A sound tile (nearly all of them) is inflated whole by libdeflate, 2-3 times as fast as zlib
+  // streams it; one it does not take is decoded again by zlib below to say what is wrong.
+  // At most 4 MiB, kept by each thread for the next tile; larger tiles go to zlib only.
+  constexpr std::uint64_t kWhole = std::uint64_t{4} << 20;
+  if (limit <= kWhole) {
+    struct Inflater {
+      libdeflate_decompressor* d = libdeflate_alloc_decompressor();
+      std::vector<unsigned char> out;
+      ~Inflater() { libdeflate_free_decompressor(d); }
+    };
+    thread_local Inflater inflater;
+    if (inflater.d != nullptr) {
+      if (inflater.out.size() < limit) inflater.out.resize(static_cast<std::size_t>(limit));
+      std::size_t in_used = 0, out_used = 0;
+      if (libdeflate_gzip_decompress_ex(inflater.d, tile.data(), tile.size(), inflater.out.data(),
+                                        static_cast<std::size_t>(limit), &in_used,
+                                        &out_used) == LIBDEFLATE_SUCCESS) {
+        return std::nullopt;
+      }
+    }
+  }
   z_stream z{};
   if (inflateInit2(&z, 15 + 16) != Z_OK) return std::string("zlib cannot start inflating");
   std::array<unsigned char, 64 * 1024> scratch{};

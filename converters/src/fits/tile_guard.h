@@ -27,7 +27,9 @@ namespace fitsasdf::fits {
 /// Why `tile` is not one whole gzip stream (RFC 1952, as CFITSIO reads a GZIP tile) that inflates
 /// to at most `limit` bytes: its input ends before the stream does, it inflates past `limit`, or
 /// zlib reports it damaged. Nothing when it is sound (bytes after the stream's end are ignored,
-/// as CFITSIO ignores them). Inflates into a small scratch buffer: nothing is kept.
+/// as CFITSIO ignores them). A tile whose `limit` is at most 4 MiB is inflated whole by
+/// libdeflate into a buffer each thread keeps (of the largest such limit it met); a larger one,
+/// and any tile libdeflate does not take, is streamed by zlib through a 64 KiB scratch buffer.
 std::optional<std::string> gzip_tile_problem(std::span<const std::uint8_t> tile,
                                              std::uint64_t limit);
 
