@@ -155,7 +155,7 @@ void refuse_oversized_stream(const asdfcore::io::Buffer& packed, const std::stri
   const auto too_big = [&] {
     throw Error(ErrorCode::kLimit,
                 "the " + container + " stream decompresses to more than " + std::to_string(limit) +
-                    " bytes, the memory limit (raise --max-memory " + "to read it)",
+                    " bytes, the memory limit (raise --max-memory to read it)",
                 at);
   };
   if (container == "gzip") {
