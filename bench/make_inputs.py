@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import shutil
+import subprocess
 import sys
 
 import numpy as np
@@ -97,6 +98,20 @@ def write_uint16_image(path, naxis1, naxis2, seed):
         unsigned = np.clip(physical, 0, 65535).astype(np.uint16)
         stream.write((unsigned ^ np.uint16(0x8000)).view(np.int16))
     stream.close()
+
+
+def write_tiled_image(path, naxis1, naxis2, seed, fpack_option):
+    """A uint16-like int16 sky (the u16 frame's statistics) tile-compressed by fpack with
+    `fpack_option` (-r: RICE_1, -g: GZIP_1; one tile a row, fpack's default). fpack writes the
+    time into its checksum cards' comments: the bytes, unlike the data, differ between runs."""
+    plain = path + ".plain.fits"
+    write_uint16_image(plain, naxis1, naxis2, seed)
+    packed = plain + ".fz"
+    if os.path.exists(packed):
+        os.remove(packed)
+    subprocess.run(["fpack", fpack_option, "-O", packed, plain], check=True, capture_output=True)
+    os.remove(plain)
+    os.replace(packed, path)
 
 
 def write_many_extensions(path, count, side, seed):
@@ -249,6 +264,14 @@ def inputs(quick):
         f32_name: ("float32 image 16384 x %d" % f32_rows, write_float_image, (16384, f32_rows, 1)),
         "u16_256mib": (
             "uint16 image 16384 x 8192, BZERO 32768", write_uint16_image, (16384, 8192, 2)
+        ),
+        "tiled_rice": (
+            "int16 image 8192 x 4096, BZERO 32768, RICE_1 tiles by fpack -r (64 MiB raw)",
+            write_tiled_image, (8192, 4096, 8, "-r")
+        ),
+        "tiled_gzip": (
+            "int16 image 8192 x 4096, BZERO 32768, GZIP_1 tiles by fpack -g (64 MiB raw)",
+            write_tiled_image, (8192, 4096, 9, "-g")
         ),
         "mef200": (
             "primary + 200 float32 128 x 128 extensions", write_many_extensions, (200, 128, 3)
