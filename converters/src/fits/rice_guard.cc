@@ -1,21 +1,9 @@
 #include "fits/rice_guard.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace fitsasdf::fits {
-namespace {
-
-/// The number of significant bits of each byte value (0 for 0, 8 for 128..255).
-int significant_bits(std::uint32_t byte) {
-  int n = 0;
-  while (byte != 0) {
-    ++n;
-    byte >>= 1;
-  }
-  return n;
-}
-
-}  // namespace
 
 bool rice_tile_in_bounds(std::span<const std::uint8_t> tile, std::uint64_t nx, int nblock,
                          int bytepix) {
@@ -70,7 +58,8 @@ bool rice_tile_in_bounds(std::span<const std::uint8_t> tile, std::uint64_t nx, i
           if (!next(byte)) return false;
           b = byte;
         }
-        const int nzero = nbits - significant_bits(b & 0xff);
+        // The significant bits of the low byte (0 for 0, 8 for 128..255): CFITSIO's table.
+        const int nzero = nbits - std::bit_width(b & 0xffu);
         nbits -= nzero + 1;
         if (nbits < 0 || nbits >= 32) return false;  // CFITSIO would shift out of range
         b ^= std::uint32_t{1} << nbits;
