@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "asdfcore/io/mapped_file.h"
+#include "asdfcore/ndarray/dtype.h"
 #include "fits/cfitsio.h"
 #include "fits/header_guard.h"
 #include "fits/tile_guard.h"
@@ -497,24 +498,38 @@ asdfcore::io::Buffer FitsFile::decompress_image(int index) const {
       fits_write_record(out, card, &status);
   }
   check_status(status, "cannot copy the compressed image's keywords", where(index));
-  fits_set_bscale(in, 1.0, 0.0, &status);
-  fits_set_bscale(out, 1.0, 0.0, &status);
-  const int datatype = image_datatype(bitpix);
+  // The HDU is put together here rather than written through the memory file, which would
+  // zero-fill its data area and copy the pixels twice more: the header is CFITSIO's records for
+  // the image, then END, padded with blanks; the data the pixels CFITSIO decompresses (stored
+  // values, scaling off), big-endian, padded with zeros.
+  char* records = nullptr;
+  int record_count = 0;
+  fits_hdr2str(out, 0 /* every card */, nullptr, 0, &records, &record_count, &status);
+  check_status(status, "cannot read the decompressed image's header", where(index));
+  std::string header(records, static_cast<std::size_t>(record_count) * 80);
+  fits_free_memory(records, &status);
+  header += "END";
+  header.resize((header.size() + 2879) / 2880 * 2880, ' ');
+  const auto item = static_cast<std::size_t>(std::abs(bitpix) / 8);
+  const std::size_t data = static_cast<std::size_t>(count) * item;
+  const std::size_t padded = (data + 2879) / 2880 * 2880;
+  asdfcore::io::WritableBuffer hdu = asdfcore::io::Buffer::allocate(header.size() + padded);
+  std::memcpy(hdu.bytes.data(), header.data(), header.size());
+  std::uint8_t* pixels = hdu.bytes.data() + header.size();
   check_image_tiles(in, where(index));  // CFITSIO mishandles damaged Rice and gzip tiles
+  fits_set_bscale(in, 1.0, 0.0, &status);
   if (count > 0) {
-    // Not zero-filled: CFITSIO writes every pixel.
-    const asdfcore::io::WritableBuffer pixels = asdfcore::io::Buffer::allocate(
-        static_cast<std::size_t>(count) * static_cast<std::size_t>(std::abs(bitpix) / 8));
     int anynul = 0;
-    const auto n = static_cast<LONGLONG>(count);
-    fits_read_img(in, datatype, 1, n, nullptr, pixels.bytes.data(), &anynul, &status);
-    check_status(status, "CFITSIO cannot decompress the tile-compressed image", where(index));
-    fits_write_img(out, datatype, 1, n, pixels.bytes.data(), &status);
+    fits_read_img(in, image_datatype(bitpix), 1, static_cast<LONGLONG>(count), nullptr, pixels,
+                  &anynul, &status);
+    if (item > 1 && asdfcore::ndarray::native_byte_order() != asdfcore::ndarray::ByteOrder::kBig) {
+      asdfcore::ndarray::swap_units(pixels, count, static_cast<std::uint32_t>(item));
+    }
   }
-  fits_flush_file(out, &status);
   fits_set_bscale(in, 1.0, 0.0, &status);  // leave the input as it was for later reads
-  check_status(status, "cannot write the decompressed image", where(index));
-  return current_hdu_buffer(out, "decompressed image", where(index));
+  check_status(status, "CFITSIO cannot decompress the tile-compressed image", where(index));
+  std::memset(pixels + data, 0, padded - data);
+  return std::move(hdu.buffer);
 }
 
 std::vector<std::uint8_t> FitsFile::decompress_table(int index) const {
