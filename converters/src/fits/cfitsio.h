@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "asdfcore/error.h"
-#include "asdfcore/io/buffer.h"
 
 // CFITSIO's raw byte read (declared in its internal fitsio2.h, which lacks C linkage for C++);
 // used with ffmbyt (public) to copy bytes out of an open file.
@@ -56,9 +55,5 @@ void create_memory_file(CfitsioHandle& out, const asdfcore::ErrorContext& where)
 /// the errors ("decompressed table": "cannot read the decompressed table").
 std::vector<std::uint8_t> current_hdu_bytes(fitsfile* file, const std::string& what,
                                             const asdfcore::ErrorContext& where);
-/// The same bytes in a buffer that is never zero-filled first (`Buffer::allocate`: a large
-/// image's pages are touched once, by the copy).
-asdfcore::io::Buffer current_hdu_buffer(fitsfile* file, const std::string& what,
-                                        const asdfcore::ErrorContext& where);
 
 }  // namespace fitsasdf::fits

@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <span>
 #include <utility>
 
 #include "asdfcore/io/mapped_file.h"
@@ -68,42 +67,17 @@ void create_memory_file(CfitsioHandle& out, const ErrorContext& where) {
   check_status(status, "cannot create a memory file", where);
 }
 
-namespace {
-
-/// The first byte and the size of the current HDU of `file`.
-std::pair<LONGLONG, std::size_t> current_hdu_extent(fitsfile* file, const std::string& what,
-                                                    const ErrorContext& where) {
+std::vector<std::uint8_t> current_hdu_bytes(fitsfile* file, const std::string& what,
+                                            const ErrorContext& where) {
   int status = 0;
   LONGLONG head = 0, data = 0, end = 0;
   fits_get_hduaddrll(file, &head, &data, &end, &status);
   check_status(status, "cannot locate the " + what, where);
-  return {head, static_cast<std::size_t>(end - head)};
-}
-
-void read_bytes(fitsfile* file, LONGLONG at, std::span<std::uint8_t> out, const std::string& what,
-                const ErrorContext& where) {
-  int status = 0;
-  ffmbyt(file, at, 0 /* report EOF */, &status);
-  ffgbyt(file, static_cast<LONGLONG>(out.size()), out.data(), &status);
+  std::vector<std::uint8_t> result(static_cast<std::size_t>(end - head));
+  ffmbyt(file, head, 0 /* report EOF */, &status);
+  ffgbyt(file, end - head, result.data(), &status);
   check_status(status, "cannot read the " + what, where);
-}
-
-}  // namespace
-
-std::vector<std::uint8_t> current_hdu_bytes(fitsfile* file, const std::string& what,
-                                            const ErrorContext& where) {
-  const auto [head, size] = current_hdu_extent(file, what, where);
-  std::vector<std::uint8_t> result(size);
-  read_bytes(file, head, result, what, where);
   return result;
-}
-
-asdfcore::io::Buffer current_hdu_buffer(fitsfile* file, const std::string& what,
-                                        const ErrorContext& where) {
-  const auto [head, size] = current_hdu_extent(file, what, where);
-  asdfcore::io::WritableBuffer result = asdfcore::io::Buffer::allocate(size);
-  read_bytes(file, head, result.bytes, what, where);
-  return std::move(result.buffer);
 }
 
 namespace {
