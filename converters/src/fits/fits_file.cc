@@ -15,6 +15,7 @@
 #include "fits/cfitsio.h"
 #include "fits/header_guard.h"
 #include "fits/tile_guard.h"
+#include "fitsasdf/header.h"
 
 namespace fitsasdf::fits {
 
@@ -458,7 +459,8 @@ asdfcore::io::Buffer FitsFile::decompress_image(int index) const {
     }
     count *= n;
   }
-  // Two copies: our pixels and CFITSIO's memory file.
+  // Half the limit, kept from when CFITSIO's memory file held a second copy: the conversion's
+  // own copies (physical scaling's floats) and CFITSIO's tile buffers come on top of this one.
   refuse_oversized(count, static_cast<std::uint64_t>(std::abs(bitpix) / 8), max_memory_ / 2,
                    "the decompressed image", where(index));
   CfitsioHandle memory;
@@ -483,10 +485,10 @@ asdfcore::io::Buffer FitsFile::decompress_image(int index) const {
   std::string header(records, static_cast<std::size_t>(record_count) * 80);
   fits_free_memory(records, &status);
   header += "END";
-  header.resize((header.size() + 2879) / 2880 * 2880, ' ');
+  header.resize((header.size() + kBlockSize - 1) / kBlockSize * kBlockSize, ' ');
   const auto item = static_cast<std::size_t>(std::abs(bitpix) / 8);
   const std::size_t data = static_cast<std::size_t>(count) * item;
-  const std::size_t padded = (data + 2879) / 2880 * 2880;
+  const std::size_t padded = (data + kBlockSize - 1) / kBlockSize * kBlockSize;
   asdfcore::io::WritableBuffer hdu = asdfcore::io::Buffer::allocate(header.size() + padded);
   std::memcpy(hdu.bytes.data(), header.data(), header.size());
   std::uint8_t* pixels = hdu.bytes.data() + header.size();
