@@ -23,20 +23,27 @@ struct TileCompression {
   std::optional<int> dither_seed;    ///< ZDITHER0.
 };
 
+/// A compressed image HDU, and why its algorithm is not the one asked for (empty when it is).
+struct CompressedImage {
+  std::vector<std::uint8_t> hdu;
+  std::string substitution;
+};
+
 /// Compress the image of BITPIX `bitpix` and axes `naxes` (FITS order) whose stored values are
 /// `pixels` (big-endian, C order) with `params`, as CFITSIO does: the compressed image HDU gets
 /// `cards` (80-byte images: BSCALE, BZERO, BLANK, any card the header should carry) before the
 /// pixels are written with scaling off, so the stored values go in unchanged. Integer images
 /// compress without loss with every algorithm but HCOMPRESS with SCALE > 0. Float images are
 /// compressed without quantization (CFITSIO's quantize level 0: exact values), whatever
-/// ZQUANTIZ says: quantized floats cannot be quantized again to the same integers. Return the
-/// bytes of the compressed HDU: its header blocks, then its data area (rows and heap) padded to
-/// 2880 bytes. Throws `asdfcore::Error` with `where` when CFITSIO refuses the parameters.
-std::vector<std::uint8_t> compress_image(int bitpix, const std::vector<long>& naxes,
-                                         std::span<const std::uint8_t> pixels,
-                                         const std::vector<std::string>& cards,
-                                         const TileCompression& params,
-                                         const asdfcore::ErrorContext& where);
+/// ZQUANTIZ says: quantized floats cannot be quantized again to the same integers. PLIO_1 is
+/// replaced by RICE_1 when CFITSIO cannot write the values with it safely (plio_guard.h).
+/// Return the bytes of the compressed HDU: its header blocks, then its data area (rows and heap)
+/// padded to 2880 bytes. Throws `asdfcore::Error` with `where` when CFITSIO refuses the
+/// parameters.
+CompressedImage compress_image(int bitpix, const std::vector<long>& naxes,
+                               std::span<const std::uint8_t> pixels,
+                               const std::vector<std::string>& cards, const TileCompression& params,
+                               const asdfcore::ErrorContext& where);
 
 /// Compress the binary table HDU `table` (its header blocks and padded data area, as a FITS
 /// file would hold it) with CFITSIO's `fits_compress_table`, `rows_per_tile` rows per tile (0:

@@ -211,10 +211,11 @@ HduPlan plan_compressed_image(const ItemInput& input) {
         "change the values again";
     params.hcomp_scale = 0.0f;
   }
-  const std::vector<std::uint8_t> hdu =
+  const fits::CompressedImage compressed =
       fits::compress_image(bitpix, naxes, pixels.bytes(), scaling, params, input.where);
-  HduPlan plan = plan_from_compressed(input, hdu, "tile-compressed image");
+  HduPlan plan = plan_from_compressed(input, compressed.hdu, "tile-compressed image");
   if (!lossless.empty()) plan.report.notes.push_back(lossless);
+  if (!compressed.substitution.empty()) plan.report.notes.push_back(compressed.substitution);
   for (auto& note : image_plan.report.notes) plan.report.notes.push_back(std::move(note));
   return plan;
 }
