@@ -563,17 +563,20 @@ def rice_image_hdu(ztile=("10", "1"), zval1="32", zval2="2", extra=()):
     return header(cards + list(extra)), pad(rows + tile * 10)
 
 
-def tiled_image_hdu(algorithm, tiles, extra=()):
-    """A tile-compressed 10 x 10 int16 image, one tile a row, with `tiles` as the rows' bytes."""
+def tiled_image_hdu(algorithm, tiles, extra=(), element="B"):
+    """A tile-compressed 10 x 10 int16 image, one tile a row, with `tiles` as the rows' bytes;
+    the column holds bytes (B) or 16-bit integers (I, as PLIO_1's does)."""
     heap = b"".join(tiles)
+    width = {"B": 1, "I": 2}[element]
     rows, at = b"", 0
     for t in tiles:
-        rows += struct.pack(">ii", len(t), at)
+        rows += struct.pack(">ii", len(t) // width, at)
         at += len(t)
     cards = [card("XTENSION", "'BINTABLE'"), card("BITPIX", "8"), card("NAXIS", "2"),
              card("NAXIS1", "8"), card("NAXIS2", str(len(tiles))), card("PCOUNT", str(len(heap))),
              card("GCOUNT", "1"), card("TFIELDS", "1"), card("TTYPE1", "'COMPRESSED_DATA'"),
-             card("TFORM1", "'1PB(%d)'" % max(len(t) for t in tiles)), card("ZIMAGE", "T"),
+             card("TFORM1", "'1P%s(%d)'" % (element, max(len(t) for t in tiles) // width)),
+             card("ZIMAGE", "T"),
              card("ZBITPIX", "16"), card("ZNAXIS", "2"), card("ZNAXIS1", "10"),
              card("ZNAXIS2", "10"), card("ZTILE1", "10"), card("ZTILE2", "1"),
              card("ZCMPTYPE", "'%s'" % algorithm)]
@@ -828,6 +831,21 @@ def fits_cases():
              [fail(2, "compression")],
              "every HCOMPRESS tile's stream declares " + note + ": refused before CFITSIO "
              "decodes it")
+    # PLIO_1: CFITSIO's reader takes the line list's length from its header, not the tile.
+    # A row of 10 pixels of value 5: header (7 words, length 9), set value +4 (1 + 4), 10 pixels.
+    plio = struct.pack(">9h", 0, 7, -100, 9, 0, 0, 0, 0x2000 + 4, 0x4000 + 10)
+    case("fits_plio_tiles_base", "valid variant",
+         {"in.fits": fits(rice_empty_primary, tiled_image_hdu("PLIO_1", [plio] * 10, element="I"))},
+         [ok()], "a sound PLIO_1 tile-compressed image converts")
+    short_run = plio[:16] + struct.pack(">h", 0x4000 + 4)  # the run covers 4 pixels of 10
+    longer = plio[:6] + struct.pack(">h", 400) + short_run[8:]
+    case("fits_plio_list_past_tile", "CFITSIO reads out of bounds",
+         {"in.fits": fits(rice_empty_primary,
+                          tiled_image_hdu("PLIO_1", [plio] * 3 + [longer] + [plio] * 6,
+                                          element="I"))},
+         [fail(2, "compression")],
+         "tile 4's line list declares 400 words in 9 and covers 4 of its 10 pixels: CFITSIO "
+         "would read on past the tile's words")
     gz = zlib.compressobj(9, zlib.DEFLATED, 31)
     big_zero = fits(image_hdu(bitpix="8", naxes=(str(256 << 20),), data=b""))[:2880]
     gz_bytes = gz.compress(big_zero)

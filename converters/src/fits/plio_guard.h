@@ -5,8 +5,14 @@
 // runs whose values jump by more than 4095 makes it write past the buffer. A value outside
 // 0 to 2^24 - 1 is refused by CFITSIO, but the tile's buffer is then leaked. `plio_write_problem`
 // finds both before CFITSIO is asked, so that the image can be compressed another way.
+//
+// Its PLIO_1 reader (pl_l2pi) takes the list's length and first instruction from the list's
+// header, not from the tile's size: a damaged header makes it read before or past the tile's
+// words, and a length of 0 or less makes it return without writing the tile's pixels, which then
+// hold whatever their buffer held. `plio_tile_problem` replays its reads without decoding.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -23,5 +29,12 @@ std::size_t plio_line_list_words(std::span<const std::int32_t> pixels);
 /// Empty when it can.
 std::string plio_write_problem(std::span<const std::int32_t> values, std::span<const long> axes,
                                std::span<const long> tile, std::size_t max_bytes);
+
+/// Why CFITSIO's PLIO_1 reader cannot decode the `pixels` pixels of a tile from its line list
+/// `words` (the COMPRESSED_DATA values as CFITSIO reads them): a list too short for its header,
+/// a header that sends the reader before or past the words, or one that declares no words.
+/// Nothing when every word it reads is inside `words`.
+std::optional<std::string> plio_tile_problem(std::span<const std::int16_t> words,
+                                             std::uint64_t pixels);
 
 }  // namespace fitsasdf::fits

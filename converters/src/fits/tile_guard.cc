@@ -10,6 +10,7 @@
 
 #include "fits/cfitsio.h"
 #include "fits/fits_file.h"
+#include "fits/plio_guard.h"
 #include "fits/rice_guard.h"
 
 namespace fitsasdf::fits {
@@ -50,7 +51,7 @@ int column_number(fitsfile* in, const char* name) {
 }
 
 /// The decoder CFITSIO uses for the COMPRESSED_DATA column.
-enum class Decoder { kRice, kGzip, kHcompress, kUnchecked };
+enum class Decoder { kRice, kGzip, kHcompress, kPlio, kUnchecked };
 
 /// The bytes of the tile in row `row` of `column` (only its length when not `want_bytes`): empty
 /// when its descriptor says none (the tile is in another column). Throws when CFITSIO cannot
@@ -192,6 +193,7 @@ void check_image_tiles(fitsfile* in, const asdfcore::ErrorContext& where) {
   if (algorithm == "RICE_1" || algorithm == "RICE_ONE") decoder = Decoder::kRice;
   if (algorithm == "GZIP_1" || algorithm == "GZIP_2") decoder = Decoder::kGzip;
   if (algorithm == "HCOMPRESS_1") decoder = Decoder::kHcompress;
+  if (algorithm == "PLIO_1") decoder = Decoder::kPlio;
   // As CFITSIO reads them: ZVAL1 the block size, ZVAL2 the bytes per pixel, swapped when an old
   // writer put them the other way round.
   long nblock = read_long(in, "ZVAL1", 32, TINT);
@@ -229,6 +231,7 @@ void check_image_tiles(fitsfile* in, const asdfcore::ErrorContext& where) {
   // clipped at the image's edge.
   std::vector<long> index(static_cast<std::size_t>(naxis), 0);
   std::vector<std::uint8_t> bytes;
+  std::vector<std::int16_t> words;
   const auto refuse = [&](long row, const std::string& what) {
     throw Error(ErrorCode::kCompression,
                 "tile " + std::to_string(row) + " of the " + algorithm +
@@ -248,9 +251,21 @@ void check_image_tiles(fitsfile* in, const asdfcore::ErrorContext& where) {
     }
     // No pixel is wider than 8 bytes, in any column.
     const std::uint64_t most = nx * 8;
-    // PLIO_1 keeps 16-bit integers in its column: only the descriptor is read.
-    read_tile(in, compressed, row, decoder != Decoder::kUnchecked, bytes, where);
+    // PLIO_1 keeps 16-bit integers in its column: they are read below as CFITSIO reads them.
+    read_tile(in, compressed, row, decoder != Decoder::kUnchecked && decoder != Decoder::kPlio,
+              bytes, where);
     if (!bytes.empty()) {
+      if (decoder == Decoder::kPlio) {
+        LONGLONG length = 0, offset = 0;
+        fits_read_descriptll(in, compressed, row, &length, &offset, &status);
+        words.resize(static_cast<std::size_t>(length));
+        short null_value = 0;  // CFITSIO's, should the column have a TNULLn
+        fits_read_col(in, TSHORT, compressed, row, 1, length, &null_value, words.data(), nullptr,
+                      &status);
+        check_status(status, "cannot read tile " + std::to_string(row) + " of the compressed image",
+                     where);
+        if (const auto problem = plio_tile_problem(words, nx)) refuse(row, *problem);
+      }
       if (decoder == Decoder::kRice &&
           !rice_tile_in_bounds(bytes, nx, static_cast<int>(nblock), static_cast<int>(bytepix))) {
         refuse(row, "decoding it would read past its " + std::to_string(bytes.size()) + " bytes");

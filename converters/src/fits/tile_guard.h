@@ -12,6 +12,8 @@
 //   pixels into a buffer sized for the tile: a damaged stream (a negative dimension, or more
 //   pixels than the tile) makes it write outside the buffer, and the process crashes or its heap
 //   is corrupted.
+// - PLIO_1: CFITSIO 4.2 takes a line list's length from its header, so a damaged header makes
+//   it read outside the tile, or leave the tile's pixels unset (plio_guard.h).
 // - A tile whose descriptor declares more bytes than the whole file: CFITSIO allocates it first.
 #include <fitsio.h>
 
@@ -43,7 +45,7 @@ std::optional<std::string> hcompress_tile_problem(std::span<const std::uint8_t> 
 /// For the tile-compressed image at `in`'s current HDU: throw `Error` with `where` for the first
 /// tile CFITSIO's decoder would mishandle (above: compression), or whose descriptor or bytes
 /// cannot be read (CFITSIO's status, as `check_status` turns it into an error), or that declares
-/// more bytes than the file (malformed). Tiles of PLIO_1 and NOCOMPRESS are not looked into. Does
+/// more bytes than the file (malformed). Tiles of NOCOMPRESS are not looked into. Does
 /// nothing when the header is too damaged to say (CFITSIO then refuses it itself). The file's
 /// current HDU is unchanged.
 void check_image_tiles(fitsfile* in, const asdfcore::ErrorContext& where);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "asdfcore/error.h"
+#include "fits/plio_guard.h"
 #include "fits/tile_guard.h"
 #include "fitsasdf/convert.h"
 #include "support/catch.h"
@@ -194,6 +195,38 @@ TEST_CASE("HCOMPRESS tiles must declare their tile's dimensions", "[tile_guard]"
   CHECK(says(hcompress_tile_problem(magic, 1024), "does not start as HCOMPRESS"));
 }
 
+TEST_CASE("PLIO line lists must keep CFITSIO's reader inside their words", "[tile_guard]") {
+  // fpack's list for a row of 64 pixels of 1000 + x: header (length 10), set high value 1000
+  // (opcode 1 then its high bits), then runs.
+  using fitsasdf::fits::plio_tile_problem;
+  const std::vector<std::int16_t> sound{0, 7, -100, 10, 0, 0, 0, 4096 + 1000 % 4096, 0, 16384 + 64};
+  CHECK_FALSE(plio_tile_problem(sound, 64));
+  CHECK_FALSE(plio_tile_problem(sound, 0));
+  // The reader stops once the tile's pixels are covered: a longer list is not read further.
+  std::vector<std::int16_t> v = sound;
+  v[3] = 400;
+  CHECK_FALSE(plio_tile_problem(v, 64));
+  CHECK(says(plio_tile_problem(v, 65), "read word 11 of 10 words"));
+  v[3] = 11;  // a tile of 100 pixels: the list ends after 64, and declares one word more
+  CHECK(says(plio_tile_problem(v, 100), "read word 11 of 10 words"));
+  v = sound;
+  v[2] = 30000;  // first version: the length in word 3, instructions from word 4
+  CHECK(says(plio_tile_problem(v, 100), "read word 11 of 10 words"));
+  v = sound;
+  v[1] = -5;  // instructions before the list
+  CHECK(says(plio_tile_problem(v, 64), "read word -4 of 10 words"));
+  v = sound;
+  v[3] = 0;
+  CHECK(says(plio_tile_problem(v, 64), "declares a length of 0 words"));
+  v[4] = -1;
+  CHECK(says(plio_tile_problem(v, 64), "declares a length of -32768 words"));
+  v = sound;
+  v[3] = 8;  // the list ends on the value's opcode: its high bits are word 9, read all the same
+  CHECK(says(plio_tile_problem({v.data(), 8}, 64), "last instruction makes CFITSIO read word 9"));
+  CHECK(says(plio_tile_problem({v.data(), 4}, 64), "4 words are too few"));
+  CHECK(says(plio_tile_problem({v.data(), 2}, 64), "2 words are too few"));
+}
+
 TEST_CASE("fpack's images pass the tile checks, and damaged tiles are refused quickly",
           "[tile_guard][error]") {
   fitsasdf::test::TempDir dir;
@@ -222,6 +255,20 @@ TEST_CASE("fpack's images pass the tile checks, and damaged tiles are refused qu
       write_be32(grown, tile + 2, read_be32(grown, tile + 2) + 1);
       expect_refused(dir, grown, "tile 1 of the HCOMPRESS_1-compressed image is damaged");
     }
+  }
+  SECTION("PLIO_1") {
+    const std::string fz = fpacked(dir, 64, 48, {"-p"});
+    CHECK(convert(dir, fz).hdus.size() == 2);
+    // Tile 3's list declares 3 words more than its descriptor holds, and its last word no longer
+    // covers a pixel (opcode 2: add 1 to the value): CFITSIO's reader goes on past the words.
+    std::string longer = fz;
+    const Layout l = layout_of(fz);
+    const std::uint32_t words = read_be32(longer, l.data + 2 * l.row);
+    const std::size_t tile = l.heap + read_be32(longer, l.data + 2 * l.row + 4);
+    longer[tile + 7] = static_cast<char>(longer[tile + 7] + 3);  // word 4: the length's low bits
+    longer[tile + 2 * words - 2] = 0x20;
+    longer[tile + 2 * words - 1] = 0x01;
+    expect_refused(dir, longer, "tile 3 of the PLIO_1-compressed image is damaged: its line list");
   }
 }
 
