@@ -583,6 +583,29 @@ def tiled_image_hdu(algorithm, tiles, extra=(), element="B"):
     return header(cards + list(extra)), pad(rows + heap)
 
 
+def ztable_hdu(ztilelen="5", naxis2=None):
+    """A tile-compressed table of 10 rows of one J column (37 * row - 4000), GZIP_1, 5 rows a
+    tile, as fpack -table writes it; `ztilelen` and `naxis2` (rows of tiles) may lie."""
+    tiles = []
+    for first in (0, 5):
+        z = zlib.compressobj(9, zlib.DEFLATED, 31)
+        column = b"".join(struct.pack(">i", 37 * r - 4000) for r in range(first, first + 5))
+        tiles.append(z.compress(column) + z.flush())
+    rows, at = b"", 0
+    for t in tiles:
+        rows += struct.pack(">ii", len(t), at)
+        at += len(t)
+    heap = b"".join(tiles)
+    cards = [card("XTENSION", "'BINTABLE'"), card("BITPIX", "8"), card("NAXIS", "2"),
+             card("NAXIS1", "8"), card("NAXIS2", naxis2 or str(len(tiles))),
+             card("PCOUNT", str(len(heap))), card("GCOUNT", "1"), card("TFIELDS", "1"),
+             card("TTYPE1", "'n'"), card("TFORM1", "'1PB(%d)'" % max(len(t) for t in tiles)),
+             card("ZTABLE", "T"), card("ZTILELEN", ztilelen), card("ZNAXIS1", "4"),
+             card("ZNAXIS2", "10"), card("ZPCOUNT", "0"), card("ZFORM1", "'J'"),
+             card("ZCTYP1", "'GZIP_1'")]
+    return header(cards), pad(rows + heap)
+
+
 def gzip_tile(row):
     """One row of the image above (pixels 100 * row + column, big-endian) as a GZIP_1 tile."""
     z = zlib.compressobj(9, zlib.DEFLATED, 31)
@@ -732,6 +755,17 @@ def fits_cases():
     case("fits_ztable_huge", "absurd NAXISn",
          {"in.fits": fits(prim, (header(tcards), pad(bytes(8))))}, [fail(2, "limit")],
          "a tile-compressed table declaring 2^40 rows of 4 bytes in one tile")
+    # CFITSIO's fits_uncompress_table visits ZNAXIS2 / ZTILELEN tiles whatever the row count,
+    # decoding a tile whose descriptor it cannot read from a buffer of a size it never set; with
+    # ZTILELEN = 0 it frees its buffers twice (glibc aborts).
+    case("fits_ztable_base", "valid variant", {"in.fits": fits(prim, ztable_hdu())}, [ok()],
+         "a sound GZIP_1 tile-compressed table of 2 tiles converts")
+    case("fits_ztable_ztilelen_zero", "CFITSIO frees twice",
+         {"in.fits": fits(prim, ztable_hdu(ztilelen="0"))}, [fail(2, "malformed")],
+         "ZTILELEN = 0 in a compressed table of 10 rows")
+    case("fits_ztable_fewer_tile_rows", "CFITSIO reads out of bounds",
+         {"in.fits": fits(prim, ztable_hdu(naxis2="1"))}, [fail(2, "malformed")],
+         "NAXIS2 = 1 row of tiles where ZNAXIS2 = 10 rows in tiles of 5 need 2")
     laughs = b"l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
     for i in range(1, 10):
         laughs += b"l%d: &l%d [%s]\n" % (i, i, b", ".join([b"*l%d" % (i - 1)] * 10))

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -292,13 +293,33 @@ void check_image_tiles(fitsfile* in, const asdfcore::ErrorContext& where) {
 void check_table_tiles(fitsfile* in, const asdfcore::ErrorContext& where) {
   const long columns = read_long(in, "TFIELDS", -1);
   const long rows = read_long(in, "ZNAXIS2", -1);
-  const long tile_rows = read_long(in, "ZTILELEN", rows);
+  constexpr long kUnread = std::numeric_limits<long>::min();  // CFITSIO refuses the table itself
+  const long tile_rows = read_long(in, "ZTILELEN", kUnread);
   long tiles = 0;
   int status = 0;
   fits_get_num_rows(in, &tiles, &status);
-  if (status != 0 || columns < 1 || columns > 999 || rows < 0 || tile_rows < 1) {
+  if (status != 0 || columns < 1 || columns > 999 || rows < 0 || tile_rows == kUnread) {
     fits_clear_errmsg();
     return;
+  }
+  // CFITSIO's fits_uncompress_table visits ZNAXIS2 / ZTILELEN tiles (ZTILELEN clipped to
+  // ZNAXIS2) whatever the table's row count, and decodes each one even when its descriptor
+  // cannot be read: from a buffer of a size it never set (a table with fewer rows than tiles).
+  // With ZTILELEN = 0 it frees its buffers twice.
+  if (rows > 0 && tile_rows < 1) {
+    throw Error(ErrorCode::kMalformed,
+                "the compressed table's ZTILELEN = " + std::to_string(tile_rows) +
+                    ": its tiles hold no rows",
+                where);
+  }
+  const long needed =
+      rows == 0 ? 0 : (rows + std::min(tile_rows, rows) - 1) / std::min(tile_rows, rows);
+  if (tiles < needed) {
+    throw Error(ErrorCode::kMalformed,
+                "the compressed table has " + std::to_string(tiles) + " rows of tiles, but its " +
+                    std::to_string(rows) + " rows (ZNAXIS2) in tiles of " +
+                    std::to_string(tile_rows) + " (ZTILELEN) need " + std::to_string(needed),
+                where);
   }
   std::vector<std::uint8_t> bytes;
   for (long n = 1; n <= columns; ++n) {
