@@ -1,5 +1,6 @@
 #include "fits/tile_compress.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstdlib>
 #include <cstring>
@@ -7,7 +8,6 @@
 #include "fits/cfitsio.h"
 #include "fits/fits_file.h"
 #include "fits/header_guard.h"
-#include "fits/plio_guard.h"
 
 namespace fitsasdf::fits {
 namespace {
@@ -39,34 +39,69 @@ std::vector<std::uint8_t> second_hdu(fitsfile* file, const asdfcore::ErrorContex
   return current_hdu_bytes(file, "compressed HDU", where);
 }
 
-/// The values of the image CFITSIO is about to compress (machine order in `native`), as its
-/// PLIO_1 writer sees them: 16-bit values with BZERO = 32768 (unsigned) are offset by 32768.
-std::string plio_problem(fitsfile* out, int bitpix, std::span<const std::uint8_t> native) {
+/// Why CFITSIO's PLIO_1 writer cannot take the image (machine order in `native`): a value
+/// outside 0 to 2^24 - 1, as the writer sees it (16-bit values with BZERO = 32768, unsigned, are
+/// offset by 32768 first). CFITSIO refuses such a tile itself, but leaks its buffer. Empty when
+/// every value fits.
+std::string plio_range_problem(fitsfile* out, int bitpix, std::span<const std::uint8_t> native) {
   if (bitpix != 8 && bitpix != 16 && bitpix != 32) return "";  // CFITSIO refuses the others
   double bzero = 0.0;
   int missing = 0;
   fits_read_key(out, TDOUBLE, "BZERO", &bzero, nullptr, &missing);
   const bool unsigned16 = bitpix == 16 && missing == 0 && bzero == 32768.0;
   const std::size_t count = native.size() / static_cast<std::size_t>(bitpix / 8);
-  std::vector<std::int32_t> values(count);
   for (std::size_t i = 0; i < count; ++i) {
+    std::int64_t v = 0;
     if (bitpix == 8) {
-      values[i] = native[i];
+      v = native[i];
     } else if (bitpix == 16) {
-      std::int16_t v = 0;
-      std::memcpy(&v, native.data() + 2 * i, 2);
-      values[i] = unsigned16 ? v + 32768 : v;
+      std::int16_t narrow = 0;
+      std::memcpy(&narrow, native.data() + 2 * i, 2);
+      v = unsigned16 ? narrow + 32768 : narrow;
     } else {
-      std::memcpy(&values[i], native.data() + 4 * i, 4);
+      std::int32_t wide = 0;
+      std::memcpy(&wide, native.data() + 4 * i, 4);
+      v = wide;
+    }
+    if (v < 0 || v > 16777215) {
+      return "pixel " + std::to_string(i) + " (FITS order) is " + std::to_string(v) +
+             ", outside PLIO_1's 0 to 16777215";
     }
   }
-  const FITSfile& state = *out->Fptr;
-  const std::span<const long> axes(state.znaxis, static_cast<std::size_t>(state.zndim));
-  const std::span<const long> tile(state.tilesize, static_cast<std::size_t>(state.zndim));
-  return plio_write_problem(values, axes, tile, static_cast<std::size_t>(state.maxelem));
+  return "";
 }
 
-/// The compressed HDU, or (PLIO_1 only) an empty one and why CFITSIO cannot write it safely.
+/// CFITSIO 4.2 gives each tile's compressed bytes a buffer of `Fptr->maxelem` bytes
+/// (imcomp_calc_max_elem), too small for PLIO_1 and HCOMPRESS_1 data that compress badly, and
+/// their encoders write on past it (PLIO's pl_p2li has no bound; HCOMPRESS's bit writer stops
+/// counting at the end but writes one byte further, its nybble writer has no bound, and its
+/// "buffer too small" message then deadlocks on CFITSIO's own lock). Raise the buffer to what
+/// the encoders can write at most for a tile:
+/// - PLIO_1: a 7-word header, then for each run of a value at most 2 words for the value, 1 for
+///   the run and 1 for the zeros before it, a word per 4095 pixels more: within 3n + 8 + n/2047
+///   words for n pixels (runs and zero stretches are at least a pixel each).
+/// - HCOMPRESS_1: a header of 25 bytes, a sign bit per pixel, and for each bit plane (32 for
+///   8- and 16-bit images, 64 for 32-bit ones) of each of the 4 quadrants of an nx x ny tile
+///   either its quadtree code or, when that is longer, the plane itself, 4 pixels a nybble: at
+///   most (nx + 3)(ny + 3) / 32 bytes and 2 bytes of codes a quadrant.
+/// Only the buffer's size changes: the bytes written are CFITSIO's.
+void widen_tile_buffer(fitsfile* out, int ctype, int bitpix) {
+  FITSfile& state = *out->Fptr;
+  if (state.zndim < 1) return;
+  std::int64_t nx = std::min(state.tilesize[0], state.znaxis[0]);
+  std::int64_t ny = 1;
+  for (int d = 1; d < state.zndim; ++d) ny *= std::min(state.tilesize[d], state.znaxis[d]);
+  const std::int64_t n = nx * ny;
+  std::int64_t most = 0;
+  if (ctype == PLIO_1) most = 2 * (3 * n + 16 + n / 2047);
+  if (ctype == HCOMPRESS_1) {
+    const std::int64_t planes = bitpix == 32 ? 64 : 32;
+    most = 64 + n / 8 + planes * ((nx + 3) * (ny + 3) / 8 + 16);
+  }
+  if (most > state.maxelem) state.maxelem = static_cast<long>(most);
+}
+
+/// The compressed HDU, or (PLIO_1 only) an empty one and why CFITSIO cannot write the values.
 struct Attempt {
   std::vector<std::uint8_t> hdu;
   std::string plio_problem;
@@ -97,10 +132,11 @@ Attempt compress_with(int bitpix, const std::vector<long>& naxes, std::vector<st
   fits_set_hdustruc(out.f, &status);
   check_status(status, "CFITSIO cannot read the compressed image's cards back", where);
   if (ctype == PLIO_1) {
-    std::string problem = plio_problem(out.f, bitpix, native);
+    std::string problem = plio_range_problem(out.f, bitpix, native);
     if (!problem.empty()) return {{}, std::move(problem)};
   }
   fits_set_bscale(out.f, 1.0, 0.0, &status);
+  widen_tile_buffer(out.f, ctype, bitpix);
   if (count > 0) fits_write_img(out.f, image_datatype(bitpix), 1, count, native.data(), &status);
   check_status(status, "CFITSIO cannot compress the image", where);
   // Leaving the HDU completes it: the heap's maximum in TFORM1 and the padding.
@@ -141,10 +177,9 @@ CompressedImage compress_image(int bitpix, const std::vector<long>& naxes,
   TileCompression rice = params;
   rice.type = "RICE_1";
   made = compress_with(bitpix, naxes, native, count, cards, rice, where);
-  return {std::move(made.hdu),
-          "compressed with RICE_1 (without loss) instead of PLIO_1, which CFITSIO cannot write "
-          "safely here: " +
-              problem};
+  return {
+      std::move(made.hdu),
+      "compressed with RICE_1 (without loss) instead of PLIO_1, which cannot hold it: " + problem};
 }
 
 std::vector<std::uint8_t> compress_table(std::span<const std::uint8_t> table, long rows_per_tile,

@@ -36,7 +36,7 @@ struct CompressedImage {
 /// compress without loss with every algorithm but HCOMPRESS with SCALE > 0. Float images are
 /// compressed without quantization (CFITSIO's quantize level 0: exact values), whatever
 /// ZQUANTIZ says: quantized floats cannot be quantized again to the same integers. PLIO_1 is
-/// replaced by RICE_1 when CFITSIO cannot write the values with it safely (plio_guard.h).
+/// replaced by RICE_1 when a value is outside its 0 to 2^24 - 1 (CFITSIO would refuse it).
 /// Return the bytes of the compressed HDU: its header blocks, then its data area (rows and heap)
 /// padded to 2880 bytes. Throws `asdfcore::Error` with `where` when CFITSIO refuses the
 /// parameters.

@@ -205,10 +205,11 @@ HduPlan plan_compressed_image(const ItemInput& input) {
                " quantizes floats, which would change the values)";
     params.type = "GZIP_2";
   }
-  if (params.hcomp_scale && *params.hcomp_scale > 0) {
-    lossless =
-        "HCOMPRESS_1 with SCALE = 0 (without loss) instead of SCALE > 0, which would "
-        "change the values again";
+  if (params.hcomp_scale && *params.hcomp_scale != 0.0f) {
+    // A positive SCALE is relative to the tile's noise, a negative one absolute: either
+    // quantizes the values again.
+    lossless = "HCOMPRESS_1 with SCALE = 0 (without loss) instead of SCALE = " +
+               fits::format_real(*params.hcomp_scale) + ", which would change the values again";
     params.hcomp_scale = 0.0f;
   }
   const fits::CompressedImage compressed =
