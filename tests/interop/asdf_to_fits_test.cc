@@ -313,6 +313,7 @@ TEST_CASE("tile-compressed images and tables made by fpack are compressed again"
   }
   cases.push_back({"int16", {"-p"}, true});
   cases.push_back({"int16", {"-h", "-s", "2"}, false});   // lossy HCOMPRESS
+  cases.push_back({"int16", {"-h", "-s", "-3"}, false});  // lossy, an absolute scale
   cases.push_back({"float32", {"-q", "0", "-g"}, true});  // floats without quantization
   cases.push_back({"float32", {"-r"}, false});            // quantized floats
   cases.push_back({"float32", {"-g2", "-q", "16"}, false});
