@@ -33,8 +33,8 @@ struct CompressedImage {
 /// `pixels` (big-endian, C order) with `params`, as CFITSIO does: the compressed image HDU gets
 /// `cards` (80-byte images: BSCALE, BZERO, BLANK, any card the header should carry) before the
 /// pixels are written with scaling off, so the stored values go in unchanged. Integer images
-/// compress without loss with every algorithm but HCOMPRESS with SCALE > 0. Float images are
-/// compressed without quantization (CFITSIO's quantize level 0: exact values), whatever
+/// compress without loss with every algorithm but HCOMPRESS with SCALE other than 0. Float images
+/// are compressed without quantization (CFITSIO's quantize level 0: exact values), whatever
 /// ZQUANTIZ says: quantized floats cannot be quantized again to the same integers. PLIO_1 is
 /// replaced by RICE_1 when a value is outside its 0 to 2^24 - 1 (CFITSIO would refuse it).
 /// Return the bytes of the compressed HDU: its header blocks, then its data area (rows and heap)

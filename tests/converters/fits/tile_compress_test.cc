@@ -104,10 +104,6 @@ void check_round_trip(int bitpix, int datatype, const std::vector<T>& values,
   CHECK(read_back<T>(made.hdu, datatype, values.size()) == values);
 }
 
-}  // namespace
-
-namespace {
-
 TEST_CASE("PLIO_1 images with values outside 0 to 2^24 - 1 are compressed with RICE_1 instead",
           "[tile_compress][plio]") {
   SECTION("16-bit values 0 to 32767 stay PLIO_1") {

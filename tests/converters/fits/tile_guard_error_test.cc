@@ -196,8 +196,8 @@ TEST_CASE("HCOMPRESS tiles must declare their tile's dimensions", "[tile_guard]"
 }
 
 TEST_CASE("PLIO line lists must keep CFITSIO's reader inside their words", "[tile_guard]") {
-  // fpack's list for a row of 64 pixels of 1000 + x: header (length 10), set high value 1000
-  // (opcode 1 then its high bits), then runs.
+  // A list for a row of 64 pixels of value 1000: header (length 10), the value set to 1000
+  // (opcode 1, its high bits in the next word), 64 pixels of it (opcode 4).
   using fitsasdf::fits::plio_tile_problem;
   const std::vector<std::int16_t> sound{0, 7, -100, 10, 0, 0, 0, 4096 + 1000 % 4096, 0, 16384 + 64};
   CHECK_FALSE(plio_tile_problem(sound, 64));
