@@ -74,9 +74,9 @@ std::string plio_range_problem(fitsfile* out, int bitpix, std::span<const std::u
 /// CFITSIO 4.2 gives each tile's compressed bytes a buffer of `Fptr->maxelem` bytes
 /// (imcomp_calc_max_elem), too small for PLIO_1 and HCOMPRESS_1 data that compress badly, and
 /// their encoders write on past it (PLIO's pl_p2li has no bound; HCOMPRESS's bit writer stops
-/// counting at the end but writes one byte further, its nybble writer has no bound, and its
-/// "buffer too small" message then deadlocks on CFITSIO's own lock). Raise the buffer to what
-/// the encoders can write at most for a tile:
+/// counting at the end but writes one byte further, and its nybble writer has no bound: it
+/// reports "output buffer too small" only after writing past). Raise the buffer to what the
+/// encoders can write at most for a tile:
 /// - PLIO_1: a 7-word header, then for each run of a value at most 2 words for the value, 1 for
 ///   the run and 1 for the zeros before it, a word per 4095 pixels more: within 3n + 8 + n/2047
 ///   words for n pixels (runs and zero stretches are at least a pixel each).
