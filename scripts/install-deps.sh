@@ -16,8 +16,8 @@ packages=(
   time
   python3 python3-numpy python3-asdf python3-asdf-astropy python3-astropy python3-lz4
   python3-gwcs python3-asdf-standard astropy-utils fitsverify
-  # test inputs: .Z (LZW) FITS files
-  ncompress
+  # test inputs: .Z (LZW) FITS files; a fixed clock for fpack's fuzz seeds (tests/fuzz)
+  ncompress faketime
 )
 
 missing=()

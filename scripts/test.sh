@@ -3,7 +3,8 @@
 # including the interop tests against the reference tools (python3-asdf, astropy). Then build
 # everything again with AddressSanitizer + UndefinedBehaviorSanitizer + LeakSanitizer in
 # build-asan/ and run the whole suite once more there (scripts/sanitize.sh). Last, build the
-# libFuzzer targets with clang in build-fuzz/ and fuzz each for a minute (scripts/fuzz.sh --smoke).
+# libFuzzer targets with clang in build-fuzz/ and fuzz each for about a minute, a repeatable run
+# with a fixed seed (scripts/fuzz.sh --smoke).
 # A developer can skip the last two stages locally with FITSASDF_SKIP_SANITIZERS=1; CI (CI set)
 # always runs them. Extra arguments go to both ctest runs.
 set -euo pipefail
@@ -29,4 +30,4 @@ bash "$root/scripts/sanitize.sh" "$@"
 echo "test.sh: sanitizer build and tests (ASan+UBSan+LSan, no test excluded) passed in $((SECONDS - start)) s"
 start=$SECONDS
 FITSASDF_CLI="$build/cli/fitsasdf" bash "$root/scripts/fuzz.sh" --smoke
-echo "test.sh: smoke fuzzing (60 s per target) passed in $((SECONDS - start)) s"
+echo "test.sh: smoke fuzzing (a fixed run of about a minute per target) passed in $((SECONDS - start)) s"
