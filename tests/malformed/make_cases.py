@@ -583,7 +583,7 @@ def tiled_image_hdu(algorithm, tiles, extra=(), element="B"):
     return header(cards + list(extra)), pad(rows + heap)
 
 
-def ztable_hdu(ztilelen="5", naxis2=None):
+def ztable_hdu(ztilelen="5", naxis2=None, extra=()):
     """A tile-compressed table of 10 rows of one J column (37 * row - 4000), GZIP_1, 5 rows a
     tile, as fpack -table writes it; `ztilelen` and `naxis2` (rows of tiles) may lie."""
     tiles = []
@@ -603,7 +603,7 @@ def ztable_hdu(ztilelen="5", naxis2=None):
              card("ZTABLE", "T"), card("ZTILELEN", ztilelen), card("ZNAXIS1", "4"),
              card("ZNAXIS2", "10"), card("ZPCOUNT", "0"), card("ZFORM1", "'J'"),
              card("ZCTYP1", "'GZIP_1'")]
-    return header(cards), pad(rows + heap)
+    return header(cards + list(extra)), pad(rows + heap)
 
 
 def gzip_tile(row):
@@ -766,6 +766,19 @@ def fits_cases():
     case("fits_ztable_fewer_tile_rows", "CFITSIO reads out of bounds",
          {"in.fits": fits(prim, ztable_hdu(naxis2="1"))}, [fail(2, "malformed")],
          "NAXIS2 = 1 row of tiles where ZNAXIS2 = 10 rows in tiles of 5 need 2")
+    # A keyword the decoding depends on, twice with different values: CFITSIO looks keywords up
+    # from where its last look-up ended, so the checks made before it decodes may read the other
+    # card (fuzz finding 21).
+    case("fits_ztable_ztilelen_duplicate", "CFITSIO and the guards read different cards",
+         {"in.fits": fits(prim, ztable_hdu(extra=[card("ZTILELEN", "1")]))},
+         [fail(2, "malformed")], "ZTILELEN = 5, then ZTILELEN = 1 in a compressed table")
+    case("fits_rice_znaxis_duplicate", "CFITSIO and the guards read different cards",
+         {"in.fits": fits(prim, rice_image_hdu(extra=[card("ZNAXIS", "32")]))},
+         [fail(2, "malformed"), run(["verify", "{in}"], 2, "malformed")],
+         "ZNAXIS = 2, then ZNAXIS = 32 in a RICE_1-compressed image (fuzz finding 21)")
+    case("fits_rice_znaxis_same_twice", "valid variant",
+         {"in.fits": fits(prim, rice_image_hdu(extra=[card("ZNAXIS", "2")]))}, [ok()],
+         "ZNAXIS = 2 written twice: the same value, nothing to choose between")
     laughs = b"l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
     for i in range(1, 10):
         laughs += b"l%d: &l%d [%s]\n" % (i, i, b", ".join([b"*l%d" % (i - 1)] * 10))

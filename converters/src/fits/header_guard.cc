@@ -191,6 +191,35 @@ bool read_as_integer(std::string_view keyword) {
   return false;
 }
 
+/// Whether `keyword` is one CFITSIO reads to decode a tile-compressed HDU: the table's own
+/// structure, and the tiled-compression convention's keywords (ZNAXISn, ZTILEn, ZVALn, ...;
+/// not a user keyword that merely starts with Z, such as ZP).
+bool decoding_keyword(std::string_view keyword) {
+  for (const std::string_view fixed :
+       {"TFIELDS", "NAXIS", "PCOUNT", "ZIMAGE", "ZTABLE", "ZNAXIS", "ZCMPTYPE", "ZBITPIX",
+        "ZTILELEN", "ZQUANTIZ", "ZDITHER0", "ZBLANK", "ZSCALE", "ZZERO", "ZMASKCMP", "ZTHEAP"}) {
+    if (keyword == fixed) return true;
+  }
+  for (const std::string_view indexed :
+       {"NAXIS", "ZNAXIS", "ZTILE", "ZNAME", "ZVAL", "ZCTYP", "ZFORM"}) {
+    if (keyword.size() > indexed.size() && keyword.starts_with(indexed) &&
+        std::all_of(keyword.begin() + static_cast<std::ptrdiff_t>(indexed.size()), keyword.end(),
+                    [](char c) { return c >= '0' && c <= '9'; })) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/// Whether two values of a keyword read the same to CFITSIO: the same text (a string's case
+/// aside, as CFITSIO compares the algorithm names), or the same integer written two ways.
+bool same_value(const std::string& a, const std::string& b) {
+  if (same_text(a, b)) return true;
+  const auto x = as_integer(a, kLongLimit);
+  const auto y = as_integer(b, kLongLimit);
+  return x && y && *x == *y;
+}
+
 /// A column name CFITSIO would copy past its field, and where its card is.
 struct NameCard {
   OverlongColumnName name;
@@ -238,6 +267,24 @@ void check_header(const Keywords& k, const std::vector<NameCard>& names, int hdu
   }
   const bool image = any_is(k, "ZIMAGE", {"T"});
   if (!image && !any_is(k, "ZTABLE", {"T"})) return;
+  // A keyword the decoding depends on, given twice with different values. CFITSIO looks a
+  // keyword up from the card where its last look-up ended, so which card it takes depends on
+  // the order of its reads, and a check made before it decodes (the tile guard) may take the
+  // other one (fuzz finding 21: ZNAXIS = 2, then ZNAXIS = 32 in a mutated ZVAL1 card).
+  for (auto it = k.begin(); it != k.end();) {
+    const auto last = k.upper_bound(it->first);
+    if (decoding_keyword(it->first)) {
+      for (auto other = std::next(it); other != last; ++other) {
+        if (!same_value(it->second.value, other->second.value)) {
+          refuse(other->second.offset,
+                 "the tile-compressed HDU gives " + it->first + " twice, as " +
+                     printable(it->second.value) + " and as " + printable(other->second.value) +
+                     " (which one CFITSIO reads depends on the order of its look-ups)");
+        }
+      }
+    }
+    it = last;
+  }
   // CFITSIO 4.2's message for an integer keyword it cannot convert (ffc2j) appends up to 30
   // characters of the value to 52 in an 81-byte buffer: from 29 characters on, glibc's
   // overflow check aborts the process.

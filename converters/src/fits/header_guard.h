@@ -9,6 +9,10 @@
 //   longer: its error message overflows its buffer, and glibc aborts the process.
 // - A table's column name (TTYPEn) written as an unquoted token of 70 characters: CFITSIO
 //   copies it into a 70-byte field with its terminator, and glibc aborts the process.
+// - A keyword a tile-compressed HDU is decoded by (ZNAXISn, ZTILEn, ZVALn, ZTILELEN, TFIELDS, ...)
+//   given twice with different values: CFITSIO looks keywords up from where its last look-up
+//   ended, so the card it takes depends on the order of its reads, and the checks made before
+//   it decodes (tile_guard.h) cannot be sure to see what it sees.
 #include <fitsio.h>
 
 #include <cstddef>

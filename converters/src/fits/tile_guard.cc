@@ -20,35 +20,16 @@ namespace {
 using asdfcore::Error;
 using asdfcore::ErrorCode;
 
-/// Read a keyword of the current HDU as `type` (TLONG, or TINT as CFITSIO reads the ZVALn), or
-/// `fallback` when it is absent or unreadable.
-long read_long(fitsfile* in, const char* keyword, long fallback, int type = TLONG) {
+/// Read a keyword of the current HDU as a long, or `fallback` when it is absent or unreadable.
+long read_long(fitsfile* in, const char* keyword, long fallback) {
   int status = 0;
   long value = fallback;
-  if (type == TINT) {
-    int narrow = 0;
-    fits_read_key(in, TINT, keyword, &narrow, nullptr, &status);
-    if (status == 0) value = narrow;
-  } else {
-    fits_read_key(in, TLONG, keyword, &value, nullptr, &status);
-  }
+  fits_read_key(in, TLONG, keyword, &value, nullptr, &status);
   if (status != 0) {
     fits_clear_errmsg();
     return fallback;
   }
   return value;
-}
-
-/// The number of the column `name`, or 0 when the table has none.
-int column_number(fitsfile* in, const char* name) {
-  int status = 0;
-  int column = 0;
-  fits_get_colnum(in, CASEINSEN, const_cast<char*>(name), &column, &status);
-  if (status != 0) {
-    fits_clear_errmsg();
-    return 0;
-  }
-  return column;
 }
 
 /// The decoder CFITSIO uses for the COMPRESSED_DATA column.
@@ -182,46 +163,43 @@ std::optional<std::string> hcompress_tile_problem(std::span<const std::uint8_t> 
 }
 
 void check_image_tiles(fitsfile* in, const asdfcore::ErrorContext& where) {
-  int status = 0;
-  char type[FLEN_VALUE] = {};
-  fits_read_key(in, TSTRING, "ZCMPTYPE", type, nullptr, &status);
-  if (status != 0) {
-    fits_clear_errmsg();
-    return;
-  }
-  const std::string algorithm = type;
+  // The parameters CFITSIO decodes with are the ones it parsed when it moved to the HDU
+  // (imcomp_get_compressed_image_par), kept in its FITSfile: they are taken from there, not read
+  // from the cards again. CFITSIO looks a keyword up from the card where its last look-up ended,
+  // so a header with two ZNAXIS or ZVAL1 cards can read one way to a second reader and another
+  // way to CFITSIO (fuzz finding 21: this guard saw ZNAXIS = 32 and let the image through, while
+  // CFITSIO read 2 and allocated a PLIO tile of 2.6 GB from its descriptor).
+  const FITSfile& state = *in->Fptr;
+  if (state.compressimg != 1) return;  // CFITSIO does not read the HDU as a compressed image
+  const std::string algorithm = state.zcmptype;
   Decoder decoder = Decoder::kUnchecked;
-  if (algorithm == "RICE_1" || algorithm == "RICE_ONE") decoder = Decoder::kRice;
-  if (algorithm == "GZIP_1" || algorithm == "GZIP_2") decoder = Decoder::kGzip;
-  if (algorithm == "HCOMPRESS_1") decoder = Decoder::kHcompress;
-  if (algorithm == "PLIO_1") decoder = Decoder::kPlio;
-  // As CFITSIO reads them: ZVAL1 the block size, ZVAL2 the bytes per pixel, swapped when an old
-  // writer put them the other way round.
-  long nblock = read_long(in, "ZVAL1", 32, TINT);
-  long bytepix = read_long(in, "ZVAL2", 4, TINT);
-  if (decoder == Decoder::kRice) {
-    if (nblock < 16 && bytepix > 8) std::swap(nblock, bytepix);
-    if (nblock <= 0) {  // CFITSIO's decoder would never advance, reading codes past the tile
-      throw Error(ErrorCode::kMalformed,
-                  "the RICE_1-compressed image declares a block size of " + std::to_string(nblock) +
-                      " pixels",
-                  where);
-    }
+  if (state.compress_type == RICE_1) decoder = Decoder::kRice;
+  if (state.compress_type == GZIP_1 || state.compress_type == GZIP_2) decoder = Decoder::kGzip;
+  if (state.compress_type == HCOMPRESS_1) decoder = Decoder::kHcompress;
+  if (state.compress_type == PLIO_1) decoder = Decoder::kPlio;
+  // Rice's block size and bytes per pixel, already swapped back when an old writer put them the
+  // other way round.
+  const int nblock = state.rice_blocksize;
+  const int bytepix = state.rice_bytepix;
+  if (decoder == Decoder::kRice && nblock <= 0) {
+    // CFITSIO's decoder would never advance, reading codes past the tile.
+    throw Error(ErrorCode::kMalformed,
+                "the RICE_1-compressed image declares a block size of " + std::to_string(nblock) +
+                    " pixels",
+                where);
   }
-  const long naxis = read_long(in, "ZNAXIS", -1);
-  if (naxis < 1 || naxis > 999) return;
+  const int naxis = state.zndim;
+  if (naxis < 1 || naxis > MAX_COMPRESS_DIM) return;  // CFITSIO refuses these itself
   std::vector<long> axes(static_cast<std::size_t>(naxis));
   std::vector<long> tiles(static_cast<std::size_t>(naxis));
-  for (long k = 0; k < naxis; ++k) {
-    const std::string n = std::to_string(k + 1);
-    axes[k] = read_long(in, ("ZNAXIS" + n).c_str(), -1);
-    tiles[k] = read_long(in, ("ZTILE" + n).c_str(), k == 0 ? axes[k] : 1);
-    if (axes[k] <= 0 || tiles[k] <= 0) return;
+  for (int k = 0; k < naxis; ++k) {
+    axes[k] = state.znaxis[k];
+    tiles[k] = state.tilesize[k];
+    if (axes[k] <= 0 || tiles[k] <= 0) return;  // no pixels to decode
   }
-  // CFITSIO looks the columns up by these names (COMPRESSED_DATA in any case).
-  int compressed = 0;
-  fits_get_colnum(in, CASEINSEN, const_cast<char*>("COMPRESSED_DATA"), &compressed, &status);
-  const int gzip_column = column_number(in, "GZIP_COMPRESSED_DATA");
+  const int compressed = state.cn_compressed;
+  const int gzip_column = state.cn_gzip_data > 0 ? state.cn_gzip_data : 0;
+  int status = 0;
   long rows = 0;
   fits_get_num_rows(in, &rows, &status);
   if (status != 0) {
@@ -267,8 +245,7 @@ void check_image_tiles(fitsfile* in, const asdfcore::ErrorContext& where) {
                      where);
         if (const auto problem = plio_tile_problem(words, nx)) refuse(row, *problem);
       }
-      if (decoder == Decoder::kRice &&
-          !rice_tile_in_bounds(bytes, nx, static_cast<int>(nblock), static_cast<int>(bytepix))) {
+      if (decoder == Decoder::kRice && !rice_tile_in_bounds(bytes, nx, nblock, bytepix)) {
         refuse(row, "decoding it would read past its " + std::to_string(bytes.size()) + " bytes");
       }
       if (decoder == Decoder::kGzip) {

@@ -227,6 +227,35 @@ TEST_CASE("PLIO line lists must keep CFITSIO's reader inside their words", "[til
   CHECK(says(plio_tile_problem({v.data(), 2}, 64), "2 words are too few"));
 }
 
+TEST_CASE("the image tile check uses the parameters CFITSIO parsed, not the cards read again",
+          "[tile_guard]") {
+  // Fuzz finding 21: a PLIO_1 image whose header gives ZNAXIS = 2, then ZNAXIS = 32 (a mutated
+  // ZVAL1 card), and whose tile 2 declares 1,308,623,066 words. CFITSIO read ZNAXIS = 2 and
+  // allocated 2.6 GB for that tile; a second look-up of ZNAXIS found 32, no ZNAXIS3, and the
+  // check gave up. The header walk refuses the duplicate now (header_guard_error_test.cc); here
+  // CFITSIO opens the file directly, without it, and the tile check still sees CFITSIO's 2 axes.
+  const fs::path file = fs::path(FITSASDF_TEST_DATA_DIR) / ".." / "fuzz" / "regressions" /
+                        "fits_to_asdf" / "znaxis-duplicate-plio-descriptor";
+  REQUIRE(fs::exists(file));
+  fitsfile* in = nullptr;
+  int status = 0;
+  fits_open_diskfile(&in, file.c_str(), READONLY, &status);
+  REQUIRE(status == 0);
+  int type = 0;
+  fits_movabs_hdu(in, 2, &type, &status);
+  REQUIRE(status == 0);
+  CHECK(in->Fptr->zndim == 2);
+  try {
+    fitsasdf::fits::check_image_tiles(in, asdfcore::ErrorContext{.file = file.string(), .hdu = 2});
+    FAIL("no error");
+  } catch (const asdfcore::Error& e) {
+    INFO(e.what());
+    CHECK(e.code() == ErrorCode::kMalformed);
+    CHECK(says(e.what(), "tile 2 of the compressed image declares 1308623066 bytes"));
+  }
+  fits_close_file(in, &status);
+}
+
 TEST_CASE("fpack's images pass the tile checks, and damaged tiles are refused quickly",
           "[tile_guard][error]") {
   fitsasdf::test::TempDir dir;
