@@ -878,6 +878,27 @@ def fits_cases():
              [fail(2, "compression")],
              "every HCOMPRESS tile's stream declares " + note + ": refused before CFITSIO "
              "decodes it")
+    # HCOMPRESS_1 tiles whose codes run past their bytes: CFITSIO's decoder is not told where
+    # they end (finding 22). A tile of 1 x 10 pixels with no bit planes is its 25-byte header
+    # and one byte of end marker; a plane count of 3 for its first quadrant makes the decoder
+    # read codes that are not there.
+    def hstream(planes=(0, 0, 0), tail=b"\x00"):
+        return b"\xdd\x99" + struct.pack(">iiiq", 1, 10, 0, 50) + bytes(planes) + tail
+    case("fits_hcompress_tiles_base", "valid variant",
+         {"in.fits": fits(rice_empty_primary,
+                          tiled_image_hdu("HCOMPRESS_1", [hstream()] * 10, hparams))},
+         [ok()], "ten HCOMPRESS tiles of a header and an end marker each")
+    past = [hstream()] * 4 + [hstream(planes=(3, 0, 0))] + [hstream()] * 5
+    case("fits_hcompress_tile_codes_past_end", "CFITSIO reads out of bounds",
+         {"in.fits": fits(rice_empty_primary, tiled_image_hdu("HCOMPRESS_1", past, hparams))},
+         [fail(2, "compression"), run(["verify", "{in}"], 2, "compression")],
+         "tile 5 declares 3 bit planes for its first quadrant but holds no codes")
+    case("fits_hcompress_tile_cut", "truncation",
+         {"in.fits": fits(rice_empty_primary,
+                          tiled_image_hdu("HCOMPRESS_1",
+                                          [hstream()] * 4 + [hstream(tail=b"")] + [hstream()] * 5,
+                                          hparams))},
+         [fail(2, "compression")], "tile 5 ends with its header, before its end marker")
     # PLIO_1: CFITSIO's reader takes the line list's length from its header, not the tile.
     # A row of 10 pixels of value 5: header (7 words, length 9), set value +4 (1 + 4), 10 pixels.
     plio = struct.pack(">9h", 0, 7, -100, 9, 0, 0, 0, 0x2000 + 4, 0x4000 + 10)

@@ -11,6 +11,7 @@
 
 #include "fits/cfitsio.h"
 #include "fits/fits_file.h"
+#include "fits/hcompress_guard.h"
 #include "fits/plio_guard.h"
 #include "fits/rice_guard.h"
 
@@ -138,28 +139,6 @@ std::optional<std::string> gzip_tile_problem(std::span<const std::uint8_t> tile,
   }
   inflateEnd(&z);
   return problem;
-}
-
-std::optional<std::string> hcompress_tile_problem(std::span<const std::uint8_t> tile,
-                                                  std::uint64_t pixels) {
-  // The stream opens with the magic bytes DD 99, then its dimensions and scale as big-endian
-  // 32-bit integers.
-  if (tile.size() < 14) {
-    return "its " + std::to_string(tile.size()) + " bytes are shorter than an HCOMPRESS header";
-  }
-  if (tile[0] != 0xDD || tile[1] != 0x99) return std::string("it does not start as HCOMPRESS data");
-  const auto int32 = [&](std::size_t at) {
-    return static_cast<std::int32_t>(static_cast<std::uint32_t>(tile[at]) << 24 |
-                                     static_cast<std::uint32_t>(tile[at + 1]) << 16 |
-                                     static_cast<std::uint32_t>(tile[at + 2]) << 8 |
-                                     static_cast<std::uint32_t>(tile[at + 3]));
-  };
-  const std::int64_t nx = int32(2), ny = int32(6);
-  if (nx < 1 || ny < 1 || static_cast<std::uint64_t>(nx * ny) != pixels) {
-    return "its stream declares " + std::to_string(nx) + " x " + std::to_string(ny) +
-           " pixels for a tile of " + std::to_string(pixels);
-  }
-  return std::nullopt;
 }
 
 void check_image_tiles(fitsfile* in, const asdfcore::ErrorContext& where) {

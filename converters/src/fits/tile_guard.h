@@ -11,7 +11,8 @@
 // - HCOMPRESS_1: CFITSIO 4.2 takes a tile's dimensions from its stream and decodes that many
 //   pixels into a buffer sized for the tile: a damaged stream (a negative dimension, or more
 //   pixels than the tile) makes it write outside the buffer, and the process crashes or its heap
-//   is corrupted.
+//   is corrupted; and it reads codes without knowing where the tile's bytes end
+//   (hcompress_guard.h).
 // - PLIO_1: CFITSIO 4.2 takes a line list's length from its header, so a damaged header makes
 //   it read outside the tile, or leave the tile's pixels unset (plio_guard.h).
 // - A tile whose descriptor declares more bytes than the whole file: CFITSIO allocates it first.
@@ -34,13 +35,6 @@ namespace fitsasdf::fits {
 /// and any tile libdeflate does not take, is streamed by zlib through a 64 KiB scratch buffer.
 std::optional<std::string> gzip_tile_problem(std::span<const std::uint8_t> tile,
                                              std::uint64_t limit);
-
-/// Why `tile` is not an HCOMPRESS stream of `pixels` pixels: shorter than its header, without its
-/// magic bytes, or declaring dimensions (nx, ny) that are not positive or whose product is not
-/// `pixels`. Nothing when the header is sound. (The decoder may still read past the end of a
-/// damaged tile's bytes; it writes only inside the tile's buffer once the dimensions hold.)
-std::optional<std::string> hcompress_tile_problem(std::span<const std::uint8_t> tile,
-                                                  std::uint64_t pixels);
 
 /// For the tile-compressed image at `in`'s current HDU: throw `Error` with `where` for the first
 /// tile CFITSIO's decoder would mishandle (above: compression), or whose descriptor or bytes

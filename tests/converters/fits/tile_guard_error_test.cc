@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "asdfcore/error.h"
+#include "fits/hcompress_guard.h"
 #include "fits/plio_guard.h"
 #include "fits/tile_guard.h"
 #include "fitsasdf/convert.h"
