@@ -547,7 +547,7 @@ def fits(*hdus):
     return b"".join(h + d for h, d in hdus)
 
 
-def rice_image_hdu(ztile=("10", "1"), zval1="32", zval2="2", extra=()):
+def rice_image_hdu(ztile=("10", "1"), zval1="32", zval2="2", extra=(), lower=False):
     """A tile-compressed 10 x 10 int16 image, one RICE_1 tile a row. Every pixel is 5, so each
     tile is the first pixel and one 4-bit code saying all differences are zero."""
     tile = b"\x00\x05\x00"
@@ -558,8 +558,9 @@ def rice_image_hdu(ztile=("10", "1"), zval1="32", zval2="2", extra=()):
              card("TFORM1", "'1PB(3)'"), card("ZIMAGE", "T"), card("ZBITPIX", "16"),
              card("ZNAXIS", "2"), card("ZNAXIS1", "10"), card("ZNAXIS2", "10"),
              card("ZTILE1", ztile[0]), card("ZTILE2", ztile[1]), card("ZCMPTYPE", "'RICE_1'"),
-             card("ZNAME1", "'BLOCKSIZE'"), card("ZVAL1", zval1), card("ZNAME2", "'BYTEPIX'"),
-             card("ZVAL2", zval2)]
+             card("ZNAME1", "'BLOCKSIZE'"),
+             b"zval1   =                    0".ljust(80) if lower else card("ZVAL1", zval1),
+             card("ZNAME2", "'BYTEPIX'"), card("ZVAL2", zval2)]
     return header(cards + list(extra)), pad(rows + tile * 10)
 
 
@@ -814,6 +815,8 @@ def fits_cases():
             ("block_zero_then_text", {"zval1": "0      32"},
              "ZVAL1 = 0      32 (unquoted): CFITSIO reads the token up to the blank, 0 (fuzz "
              "finding 18)"),
+            ("block_zero_lowercase", {"lower": True},
+             "'zval1   = 0' in lower case, which CFITSIO's look-up finds as ZVAL1 (finding 23)"),
             ("ztile2_duplicate_text", {"extra": [card("ZTILE2", "'BYTEPIX'")]},
              "a second ZTILE2 = 'BYTEPIX' after ZTILE2 = 1: CFITSIO is left with a tile of 0 rows "
              "(fuzz finding 15)")]:
@@ -845,6 +848,12 @@ def fits_cases():
     case("fits_ttype_unquoted_70", "CFITSIO aborts", {"in.fits": fits(prim, named)},
          [fail(2, "malformed"), run(["verify", "{in}"], 2, "malformed")],
          "a binary table's TTYPE2 is 70 unquoted characters: refused before CFITSIO copies it")
+    # CFITSIO names a card by its text up to the first blank or '=': " END" (indented) does not
+    # end the header for it, and a column name after it still reaches its copy (finding 23).
+    indented = table_hdu(extra=[b" END".ljust(80), ("TTYPE2  = " + "X" * 70).encode("ascii")])
+    case("fits_ttype_after_indented_end", "CFITSIO aborts", {"in.fits": fits(prim, indented)},
+         [fail(2, "malformed")],
+         "' END' (column 2) and then a TTYPE2 of 70 unquoted characters: the header goes on")
     complex_name = ("TTYPE1  = (" + "X" * 68 + ")").encode("ascii")
     case("fits_ascii_ttype_complex_70", "CFITSIO aborts",
          {"in.fits": fits(image_hdu(), ascii_hdu(extra=[complex_name]))},

@@ -41,6 +41,33 @@ bool wanted(std::string_view keyword) {
          keyword.starts_with("Z");
 }
 
+/// The keyword of `card` (a C string) as CFITSIO 4.2 names it (ffgknm) when it parses a header
+/// and when it looks a keyword up: the text up to the first blank, '=' or NUL, at most 74
+/// characters; for a HIERARCH card, the name between "HIERARCH " and the '=' (so "HIERARCH ZVAL1
+/// = 0" is ZVAL1 to its look-up). Letters are left as written.
+std::string keyword_name(std::string_view card) {
+  card = card.substr(0, card.find('\0'));
+  if (card.starts_with("HIERARCH ")) {
+    const auto equals = card.find('=');
+    if (equals == std::string_view::npos) return "HIERARCH";
+    const auto first = std::min(card.find_first_not_of(' ', 9), equals);
+    const auto last = card.find_last_not_of(' ', equals - 1);
+    return last == std::string_view::npos || last < first
+               ? std::string()
+               : std::string(card.substr(first, last - first + 1));
+  }
+  const std::size_t end = std::min<std::size_t>(card.find_first_of(" ="), 74);
+  return std::string(card.substr(0, std::min(end, card.size())));
+}
+
+/// `name` as CFITSIO's keyword look-up (ffgcrd) compares it: ASCII letters in upper case.
+std::string upper(std::string name) {
+  for (char& c : name) {
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+  }
+  return name;
+}
+
 std::string trimmed(std::string_view s) {
   const auto first = s.find_first_not_of(' ');
   if (first == std::string_view::npos) return {};
@@ -345,13 +372,16 @@ struct BufferReset {
 
 std::optional<OverlongColumnName> overlong_column_name(std::string_view card) {
   card = card.substr(0, card.find('\0'));  // CFITSIO reads the card as a C string
-  // The keyword is the text up to the first blank or '=' (at most 8 characters). A HIERARCH
-  // card's value starts after column 16: it cannot reach 70 characters.
-  if (!card.starts_with("TTYPE")) return std::nullopt;
-  std::size_t n = 5;
-  while (n < 8 && n < card.size() && card[n] != ' ' && card[n] != '=') ++n;
-  std::string keyword(card.substr(0, n));
+  // CFITSIO's parse (ffgtbp) takes a card for a column name when its name starts with 'T', then
+  // TYPE in any case, then the column's number (what is left of the name, all of it a number).
+  // A HIERARCH card's value starts after column 16: it cannot reach 70 characters.
+  if (card.starts_with("HIERARCH ")) return std::nullopt;
+  std::string keyword = keyword_name(card);
+  if (keyword.size() < 5 || keyword[0] != 'T' || upper(keyword.substr(1, 4)) != "TYPE") {
+    return std::nullopt;
+  }
   const std::string suffix = keyword.substr(5);
+  if (suffix.empty()) return std::nullopt;
   char* end = nullptr;
   const long index = std::strtol(suffix.c_str(), &end, 10);
   if (*end != '\0') return std::nullopt;  // CFITSIO skips a keyword without a number
@@ -415,15 +445,17 @@ void check_extension_headers(fitsfile* in, const ErrorContext& where) {
       for (std::size_t c = 0; c < cards; ++c) {
         const std::string_view card(block.data() + c * kCard, kCard);
         if (pos == at && c == 0 && !card.starts_with("XTENSION")) return;
-        const std::string keyword = trimmed(card.substr(0, 8));
+        // Named as CFITSIO names a card both when it parses the header and when it looks a
+        // keyword up: up to the first blank or '=', in upper case (" END" does not end the
+        // header, "zval1 = 0" is ZVAL1: fuzz finding 23); its value read as CFITSIO reads it
+        // (fuzz finding 18).
+        const std::string keyword = upper(keyword_name(card));
         if (keyword == "END") {
           ended = true;
           break;
         }
         if (auto name = overlong_column_name(card))
           names.push_back({std::move(*name), pos + c * kCard});
-        // Named as CFITSIO's keyword search names it (the first 8 characters: "ZVAL1=0" is not
-        // ZVAL1), its value read as CFITSIO reads it (fuzz finding 18).
         if (!wanted(keyword)) continue;
         if (auto value = value_of(card, pos + c * kCard))
           keywords.emplace(keyword, std::move(*value));

@@ -46,9 +46,10 @@ struct OverlongColumnName {
 };
 
 /// Read the 80-byte `card` the way CFITSIO 4.2 reads a table's column name: the keyword is the
-/// text up to the first blank or '=' (at most 8 characters), the column number what strtol
-/// makes of the rest after "TTYPE", and the value starts after "= " in columns 9-10, or else
-/// after the card's first '='. CFITSIO keeps a quoted name below 70 characters; an unquoted one
+/// text up to the first blank or '=' (at most 74 characters), a column name when it is 'T',
+/// then "TYPE" in any case, then a number (all of the rest, as strtol reads it: "TTYPE0001" and
+/// "TType1" name column 1), and the value starts after "= " in columns 9-10, or else after the
+/// card's first '='. CFITSIO keeps a quoted name below 70 characters; an unquoted one
 /// (a token up to a blank or '/', or a complex value up to its ')') it copies whole. Return the
 /// card's name when CFITSIO would copy 70 characters or more, nothing otherwise (any other
 /// card, a name that fits, no value). CFITSIO does this only for a table, and only for a column

@@ -58,6 +58,18 @@ TEST_CASE("column names are read the way CFITSIO 4.2 reads them", "[header_guard
     // 70 digits are an integer to FITS, and too long a name to CFITSIO.
     CHECK(overlong_column_name(padded_card("TTYPE1  = " + std::string(70, '1'))));
   }
+  SECTION("the keyword is CFITSIO's name: up to a blank or '=', 'T' then TYPE in any case") {
+    // Fuzz finding 23 and the look-ups it led to.
+    const auto named = overlong_column_name(padded_card("TTYPE0001=" + x70));
+    REQUIRE(named);
+    CHECK(named->keyword == "TTYPE0001");
+    CHECK(named->index == 1);
+    CHECK(overlong_column_name(padded_card("TType2  = " + x70)));
+    CHECK_FALSE(overlong_column_name(padded_card("tTYPE2  = " + x70)));  // ffgtbp wants 'T'
+    CHECK_FALSE(overlong_column_name(padded_card(" TTYPE2 = " + x70)));  // named "" by CFITSIO
+    CHECK_FALSE(overlong_column_name(padded_card("TTYPE2X = " + x70)));  // not a number
+    CHECK_FALSE(overlong_column_name(padded_card("TTYPE   = " + x70)));  // no number at all
+  }
   SECTION("a token ends at a blank or a slash; a complex value at its parenthesis") {
     CHECK_FALSE(overlong_column_name(
         padded_card("TTYPE1  = " + std::string(35, 'X') + " " + std::string(34, 'X'))));
@@ -158,13 +170,13 @@ TEST_CASE("a table whose column name CFITSIO would copy past its field is refuse
 
 TEST_CASE("the fuzzers' headers that ended the process inside CFITSIO are refused",
           "[header_guard][error]") {
-  // Findings 7, 8, 9, 18 and 21 of tests/fuzz/README.md.
+  // Findings 7, 8, 9, 18, 21 and 23 of tests/fuzz/README.md.
   const std::filesystem::path dir = std::filesystem::path(FITSASDF_TEST_DATA_DIR) / ".." / "fuzz" /
                                     "regressions" / "fits_to_asdf";
   fitsasdf::test::TempDir out;
   for (const char* name :
        {"ztile-zero", "zval1-unconvertible-long-value", "ttype-unquoted-70-chars",
-        "zval1-zero-then-text", "znaxis-duplicate-plio-descriptor"}) {
+        "zval1-zero-then-text", "znaxis-duplicate-plio-descriptor", "ttype-after-indented-end"}) {
     INFO(name);
     REQUIRE(std::filesystem::exists(dir / name));
     try {
