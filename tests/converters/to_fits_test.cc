@@ -583,6 +583,27 @@ TEST_CASE("to_fits: refusals name the file, the item and what is wrong", "[to_fi
     expect_error(convert(tree, "value"), ErrorCode::kMalformed, {"card 4", "WHAT", "a mapping"});
   }
   {
+    // Fuzz finding 24: CFITSIO 4.2 reads a compressed image's BLANK back as an integer and
+    // aborts the process reporting a value of 29 characters or more that is not one.
+    FitsTree tree;
+    tree.item(empty_primary());
+    NodePtr item =
+        tree.item({card("XTENSION", str("IMAGE")), card("BITPIX", num(16)), card("NAXIS", num(2)),
+                   card("NAXIS1", num(3)), card("NAXIS2", num(2)), card("PCOUNT", num(0)),
+                   card("GCOUNT", num(1)), card("BLANK", str(std::string(40, 'X')))},
+                  tree.array(DType::numeric(DTypeKind::kInt16, ByteOrder::kBig), {2, 3},
+                             std::vector<std::uint8_t>(12)));
+    NodePtr compressed = Node::make_sequence();
+    for (const auto& c : {card("ZIMAGE", flag(true)), card("ZCMPTYPE", str("RICE_1")),
+                          card("ZTILE1", num(3)), card("ZTILE2", num(1))}) {
+      compressed->push_back(c);
+    }
+    item->set("compressed_header", compressed);
+    expect_error(convert(tree, "blank"), ErrorCode::kMalformed,
+                 {"blank.asdf", "HDU 2", "BLANK is not a number"});
+    CHECK_FALSE(fs::exists(out));
+  }
+  {
     FitsTree tree;
     std::vector<NodePtr> cards = empty_primary();
     cards.push_back(card("NAN", real(NAN)));

@@ -817,6 +817,9 @@ def fits_cases():
              "finding 18)"),
             ("block_zero_lowercase", {"lower": True},
              "'zval1   = 0' in lower case, which CFITSIO's look-up finds as ZVAL1 (finding 23)"),
+            ("blank_long_text", {"extra": [card("BLANK", "X" * 30)]},
+             "BLANK = 30 unquoted characters, read back as the null value: CFITSIO 4.2's error "
+             "message overflows its buffer (glibc aborts; finding 24)"),
             ("ztile2_duplicate_text", {"extra": [card("ZTILE2", "'BYTEPIX'")]},
              "a second ZTILE2 = 'BYTEPIX' after ZTILE2 = 1: CFITSIO is left with a tile of 0 rows "
              "(fuzz finding 15)")]:

@@ -38,7 +38,7 @@ using Keywords = std::multimap<std::string, Card, std::less<>>;
 bool wanted(std::string_view keyword) {
   return keyword == "XTENSION" || keyword == "TFIELDS" || keyword == "BITPIX" ||
          keyword.starts_with("NAXIS") || keyword == "PCOUNT" || keyword == "GCOUNT" ||
-         keyword.starts_with("Z");
+         keyword == "BLANK" || keyword.starts_with("Z");
 }
 
 /// The keyword of `card` (a C string) as CFITSIO 4.2 names it (ffgknm) when it parses a header
@@ -209,10 +209,13 @@ bool any_is(const Keywords& k, const std::string& name,
   return false;
 }
 
-/// Whether CFITSIO reads `keyword` of a tile-compressed HDU as an integer.
+/// Whether CFITSIO reads `keyword` of a tile-compressed HDU as an integer: the compression
+/// keywords, and BLANK, which a compressed image without ZBLANK has read as its null value
+/// (finding 24).
 bool read_as_integer(std::string_view keyword) {
+  if (keyword == "BLANK") return true;
   for (const std::string_view prefix : {"ZBITPIX", "ZNAXIS", "ZTILE", "ZVAL", "ZBLANK", "ZDITHER",
-                                        "ZPCOUNT", "ZGCOUNT", "ZTHEAP"}) {
+                                        "ZPCOUNT", "ZGCOUNT", "ZTHEAP", "ZHEAPPTR"}) {
     if (keyword.starts_with(prefix)) return true;
   }
   return false;
