@@ -604,6 +604,20 @@ TEST_CASE("to_fits: refusals name the file, the item and what is wrong", "[to_fi
     CHECK_FALSE(fs::exists(out));
   }
   {
+    // Fuzz finding 25: asked to compress an image of no axes, CFITSIO 4.2 made a plain one and
+    // then set its scaling through a null pointer (SIGSEGV).
+    FitsTree tree;
+    NodePtr item = tree.item(empty_primary());
+    NodePtr compressed = Node::make_sequence();
+    for (const auto& c : {card("ZIMAGE", flag(true)), card("ZCMPTYPE", str("GZIP_2"))}) {
+      compressed->push_back(c);
+    }
+    item->set("compressed_header", compressed);
+    expect_error(convert(tree, "noaxes"), ErrorCode::kMalformed,
+                 {"noaxes.asdf", "HDU 1", "at least one axis"});
+    CHECK_FALSE(fs::exists(out));
+  }
+  {
     FitsTree tree;
     std::vector<NodePtr> cards = empty_primary();
     cards.push_back(card("NAN", real(NAN)));

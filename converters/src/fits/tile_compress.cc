@@ -150,6 +150,12 @@ CompressedImage compress_image(int bitpix, const std::vector<long>& naxes,
                                const std::vector<std::string>& cards, const TileCompression& params,
                                const asdfcore::ErrorContext& where) {
   compression_code(params.type, where);  // a name CFITSIO does not know is refused first
+  if (naxes.empty()) {
+    // CFITSIO 4.2 makes a plain image of no axes instead, whose scaling it then sets through a
+    // null pointer (fuzz finding 25); it reads no compressed image with ZNAXIS = 0 either.
+    throw Error(ErrorCode::kMalformed,
+                "a tile-compressed image needs at least one axis (its NAXIS is 0)", where);
+  }
   if (image_datatype(bitpix) == 0) {
     throw Error(ErrorCode::kMalformed, "BITPIX = " + std::to_string(bitpix) + " is not a FITS type",
                 where);
