@@ -947,6 +947,12 @@ def fits_cases():
          [fail(2, "truncated"), run(["verify", "{in}"], 2, "truncated")],
          "a .bz2 FITS file cut in half: libbz2 asks for more input for ever (fuzz finding 16: "
          "the stream check looped)")
+    damaged = bytearray(whole)
+    damaged[len(damaged) // 2] ^= 0x55
+    case("fits_bzip2_damaged", "corruption", {"in.fits.bz2": bytes(damaged)},
+         [fail(2, "compression"), run(["verify", "{in}"], 2, "compression")],
+         "a .bz2 FITS file with a byte changed in the middle of its stream: CFITSIO calls it "
+         "memory it cannot allocate")
     case("fits_gzip_cut_stub", "truncation", {"in.fits.gz": gzip_bytes(fits(image_hdu()))[:20]},
          [fail(2, "truncated"), run(["verify", "{in}"], 2, "truncated")],
          "a small .gz FITS file cut after 20 bytes, before a block came out: CFITSIO calls it "

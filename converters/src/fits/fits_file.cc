@@ -177,6 +177,7 @@ void refuse_oversized_stream(const asdfcore::io::Buffer& packed, const std::stri
   }
   b.next_in = const_cast<char*>(reinterpret_cast<const char*>(packed.data()));
   std::uint64_t left = packed.size();
+  bool first_stream = true;
   while (true) {
     if (b.avail_in == 0 && left > 0) {
       b.avail_in = static_cast<unsigned>(std::min<std::uint64_t>(left, 1u << 30));
@@ -198,6 +199,17 @@ void refuse_oversized_stream(const asdfcore::io::Buffer& packed, const std::stri
       if (BZ2_bzDecompressInit(&b, 0, 0) != BZ_OK) return;
       b.next_in = const_cast<char*>(next);
       b.avail_in = avail;
+      first_stream = false;
+    } else if (first_stream && (rc == BZ_DATA_ERROR || rc == BZ_DATA_ERROR_MAGIC)) {
+      // CFITSIO would report it as memory it cannot allocate. (Bytes after a whole first
+      // stream are left to it.)
+      const std::uint64_t read = b.total_in_lo32 | std::uint64_t{b.total_in_hi32} << 32;
+      BZ2_bzDecompressEnd(&b);
+      throw Error(ErrorCode::kCompression,
+                  "the bzip2 stream is damaged (libbz2 reports " +
+                      std::string(rc == BZ_DATA_ERROR ? "a data error" : "a bad magic number") +
+                      " after " + std::to_string(read) + " bytes)",
+                  at);
     } else if (rc != BZ_OK) {
       break;
     } else if (b.avail_in == 0 && left == 0 && b.avail_out != 0) {
