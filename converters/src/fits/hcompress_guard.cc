@@ -1,6 +1,7 @@
 #include "fits/hcompress_guard.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <vector>
 
@@ -19,9 +20,8 @@ class BitInput {
   BitInput(std::span<const std::uint8_t> bytes, std::size_t next) : bytes_(bytes), next_(next) {}
 
   bool overrun() const { return overrun_; }
-
-  /// start_inputing_bits: the bits held are dropped (not the byte buffer itself).
-  void restart() { held_ = 0; }
+  /// The next byte to be read.
+  std::size_t position() const { return next_; }
 
   int bit() {
     if (held_ == 0) {
@@ -129,41 +129,46 @@ enum class Outcome {
   kOverrun,  ///< a read went past the tile's bytes
 };
 
-/// One tile's pixels, only whether each is nonzero (the sign bits that follow the bit planes are
-/// read for those alone), row-major with rows of `row` pixels, as the decoder lays them out.
-struct Plane {
-  std::vector<std::uint8_t> nonzero;
-  std::int64_t row = 0;
+/// What the bit planes of one quadrant (nqx x nqy pixels, in 2 x 2 blocks) set, for the sign
+/// bits that follow them, one of which is read for each nonzero pixel: per block, the OR of the
+/// 4-bit codes every plane gave it (qtree_bitins sets a block's top-left pixel for the code's
+/// highest bit, then top right, bottom left, bottom right).
+struct QuadrantBits {
+  std::int64_t nqx = 0, nqy = 0;
+  std::vector<std::uint8_t> blocks;
+
+  /// The pixels set, leaving out the bits of an edge block for pixels beyond the quadrant.
+  std::uint64_t nonzero_pixels() const {
+    const std::int64_t per_row = (nqy + 1) / 2;
+    std::uint64_t count = 0;
+    for (std::size_t k = 0; k < blocks.size(); ++k) {
+      const auto bi = static_cast<std::int64_t>(k) / per_row;
+      const auto bj = static_cast<std::int64_t>(k) % per_row;
+      unsigned inside = 0b1000;
+      if (2 * bj + 1 < nqy) inside |= 0b0100;
+      if (2 * bi + 1 < nqx) inside |= 0b0010;
+      if (2 * bj + 1 < nqy && 2 * bi + 1 < nqx) inside |= 0b0001;
+      count += static_cast<std::uint64_t>(std::popcount(blocks[k] & inside));
+    }
+    return count;
+  }
 };
 
-/// qtree_bitins: each 4-bit code of `codes` (rows of (nqy + 1) / 2) covers 2 x 2 pixels of the
-/// quadrant of nqx x nqy pixels at `base`, from its highest bit (top left) to its lowest (bottom
-/// right); a set bit sets its pixel's bit in the plane, which makes the pixel nonzero.
-void insert_bits(const std::vector<std::uint8_t>& codes, std::int64_t nqx, std::int64_t nqy,
-                 Plane& plane, std::int64_t base) {
-  const std::int64_t blocks_per_row = (nqy + 1) / 2;
-  for (std::int64_t i = 0; i < nqx; ++i) {
-    for (std::int64_t j = 0; j < nqy; ++j) {
-      const int code = codes[static_cast<std::size_t>((i / 2) * blocks_per_row + j / 2)];
-      const int shift = 3 - 2 * static_cast<int>(i & 1) - static_cast<int>(j & 1);
-      if (((code >> shift) & 1) != 0)
-        plane.nonzero[static_cast<std::size_t>(base + i * plane.row + j)] = 1;
-    }
-  }
-}
-
-/// qtree_expand: the codes of the level above (rows of (ny + 1) / 2) spread to nx x ny cells,
-/// each cell 1 when its bit of its parent's code is set, then a Huffman code read for each
+/// qtree_expand: each code of the level above (rows of (ny + 1) / 2) spreads to its 2 x 2 cells
+/// of nx x ny, a cell 1 when its bit of the code is set; then a Huffman code is read for each
 /// nonzero cell, last cell first.
 void expand(std::vector<std::uint8_t>& codes, std::vector<std::uint8_t>& scratch, std::int64_t nx,
             std::int64_t ny, BitInput& in) {
   const std::int64_t parent_row = (ny + 1) / 2;
-  for (std::int64_t i = 0; i < nx; ++i) {
-    for (std::int64_t j = 0; j < ny; ++j) {
-      const int code = codes[static_cast<std::size_t>((i / 2) * parent_row + j / 2)];
-      const int shift = 3 - 2 * static_cast<int>(i & 1) - static_cast<int>(j & 1);
-      scratch[static_cast<std::size_t>(i * ny + j)] =
-          static_cast<std::uint8_t>((code >> shift) & 1);
+  for (std::int64_t pi = 0; pi < (nx + 1) / 2; ++pi) {
+    for (std::int64_t pj = 0; pj < parent_row; ++pj) {
+      const int code = codes[static_cast<std::size_t>(pi * parent_row + pj)];
+      for (int di = 0; di < 2 && 2 * pi + di < nx; ++di) {
+        for (int dj = 0; dj < 2 && 2 * pj + dj < ny; ++dj) {
+          scratch[static_cast<std::size_t>((2 * pi + di) * ny + 2 * pj + dj)] =
+              static_cast<std::uint8_t>((code >> (3 - 2 * di - dj)) & 1);
+        }
+      }
     }
   }
   for (std::int64_t k = nx * ny - 1; k >= 0 && !in.overrun(); --k) {
@@ -173,10 +178,10 @@ void expand(std::vector<std::uint8_t>& codes, std::vector<std::uint8_t>& scratch
   std::copy(scratch.begin(), scratch.begin() + nx * ny, codes.begin());
 }
 
-/// qtree_decode: the `planes` bit planes of the quadrant of nqx x nqy pixels at `base`, each
-/// written directly (format code 0: a nybble per 2 x 2 pixels) or quadtree-coded (15).
-Outcome decode_quadrant(BitInput& in, Plane& plane, std::int64_t base, std::int64_t nqx,
-                        std::int64_t nqy, int planes) {
+/// qtree_decode: the `planes` bit planes of `quadrant`, each written directly (format code 0: a
+/// nybble per 2 x 2 pixels) or quadtree-coded (15).
+Outcome decode_quadrant(BitInput& in, QuadrantBits& quadrant, int planes) {
+  const std::int64_t nqx = quadrant.nqx, nqy = quadrant.nqy;
   // log2n as CFITSIO computes it: rounded through a float's logarithm, then raised to cover the
   // larger side. An empty quadrant (a side of 0) makes no expansion.
   const std::int64_t nqmax = std::max(nqx, nqy);
@@ -187,6 +192,7 @@ Outcome decode_quadrant(BitInput& in, Plane& plane, std::int64_t base, std::int6
     if (nqmax > (std::int64_t{1} << log2n)) ++log2n;
   }
   const std::int64_t cells = ((nqx + 1) / 2) * ((nqy + 1) / 2);
+  quadrant.blocks.assign(static_cast<std::size_t>(cells), 0);
   std::vector<std::uint8_t> codes(static_cast<std::size_t>(std::max<std::int64_t>(cells, 1)));
   std::vector<std::uint8_t> scratch(codes.size());
   for (int bit = planes - 1; bit >= 0; --bit) {
@@ -217,7 +223,7 @@ Outcome decode_quadrant(BitInput& in, Plane& plane, std::int64_t base, std::int6
       }
     }
     if (in.overrun()) return Outcome::kOverrun;
-    insert_bits(codes, nqx, nqy, plane, base);
+    for (std::size_t k = 0; k < quadrant.blocks.size(); ++k) quadrant.blocks[k] |= codes[k];
   }
   return Outcome::kDone;
 }
@@ -244,33 +250,26 @@ std::optional<std::string> hcompress_tile_problem(std::span<const std::uint8_t> 
   }
   const int planes[3] = {tile[22], tile[23], tile[24]};
   BitInput in(tile, kHeaderSize);
-  Plane plane{std::vector<std::uint8_t>(static_cast<std::size_t>(pixels), 0), ny};
   const std::int64_t nx2 = (nx + 1) / 2, ny2 = (ny + 1) / 2;
-  struct Quadrant {
-    std::int64_t base, nqx, nqy;
-    int planes;
-  };
-  const Quadrant quadrants[4] = {{0, nx2, ny2, planes[0]},
-                                 {ny2, nx2, ny / 2, planes[1]},
-                                 {ny * nx2, nx / 2, ny2, planes[1]},
-                                 {ny * nx2 + ny2, nx / 2, ny / 2, planes[2]}};
+  // The four quadrants in the decoder's order, the second and third sharing a plane count.
+  QuadrantBits quadrants[4] = {
+      {nx2, ny2, {}}, {nx2, ny / 2, {}}, {nx / 2, ny2, {}}, {nx / 2, ny / 2, {}}};
+  const int quadrant_planes[4] = {planes[0], planes[1], planes[1], planes[2]};
   const std::string past = "decoding it would read past its " + std::to_string(tile.size()) +
                            " bytes (CFITSIO's HCOMPRESS decoder does not know where they end)";
-  for (const Quadrant& q : quadrants) {
-    const Outcome outcome = decode_quadrant(in, plane, q.base, q.nqx, q.nqy, q.planes);
+  for (int q = 0; q < 4; ++q) {
+    const Outcome outcome = decode_quadrant(in, quadrants[q], quadrant_planes[q]);
     if (outcome == Outcome::kOverrun) return past;
     if (outcome == Outcome::kRefused) return std::nullopt;
   }
-  // The end marker (a zero nybble; CFITSIO refuses the tile without it), then a sign bit for
-  // each nonzero pixel.
+  // The end marker (a zero nybble; CFITSIO refuses the tile without it), then, from the next
+  // byte on, a sign bit for each nonzero pixel.
   const int end = in.nybble();
   if (in.overrun()) return past;
   if (end != 0) return std::nullopt;
-  in.restart();
-  for (std::size_t i = 0; i < plane.nonzero.size() && !in.overrun(); ++i) {
-    if (plane.nonzero[i] != 0) in.bit();
-  }
-  if (in.overrun()) return past;
+  std::uint64_t signs = 0;
+  for (const QuadrantBits& q : quadrants) signs += q.nonzero_pixels();
+  if (in.position() + (signs + 7) / 8 > tile.size()) return past;
   return std::nullopt;
 }
 
