@@ -182,8 +182,10 @@ TEST_CASE("CFITSIO's HCOMPRESS tiles pass whole and are refused one byte short",
               std::vector<std::int16_t> narrow(values.begin(), values.end());
               pixels = big_endian(narrow);
             } else {
-              for (auto& v : values) v *= 3001;
-              pixels = big_endian(values);
+              // Widened on a copy: the loop over SCALE passes here twice.
+              std::vector<std::int32_t> wide(values);
+              for (auto& v : wide) v *= 3001;
+              pixels = big_endian(wide);
             }
             fitsasdf::fits::CompressedImage made;
             try {
