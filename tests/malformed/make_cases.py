@@ -584,9 +584,10 @@ def tiled_image_hdu(algorithm, tiles, extra=(), element="B"):
     return header(cards + list(extra)), pad(rows + heap)
 
 
-def ztable_hdu(ztilelen="5", naxis2=None, extra=()):
+def ztable_hdu(ztilelen="5", naxis2=None, extra=(), zform="'J'", znaxis1="4"):
     """A tile-compressed table of 10 rows of one J column (37 * row - 4000), GZIP_1, 5 rows a
-    tile, as fpack -table writes it; `ztilelen` and `naxis2` (rows of tiles) may lie."""
+    tile, as fpack -table writes it; `ztilelen`, `naxis2` (rows of tiles), `zform` and `znaxis1`
+    may lie."""
     tiles = []
     for first in (0, 5):
         z = zlib.compressobj(9, zlib.DEFLATED, 31)
@@ -601,8 +602,8 @@ def ztable_hdu(ztilelen="5", naxis2=None, extra=()):
              card("NAXIS1", "8"), card("NAXIS2", naxis2 or str(len(tiles))),
              card("PCOUNT", str(len(heap))), card("GCOUNT", "1"), card("TFIELDS", "1"),
              card("TTYPE1", "'n'"), card("TFORM1", "'1PB(%d)'" % max(len(t) for t in tiles)),
-             card("ZTABLE", "T"), card("ZTILELEN", ztilelen), card("ZNAXIS1", "4"),
-             card("ZNAXIS2", "10"), card("ZPCOUNT", "0"), card("ZFORM1", "'J'"),
+             card("ZTABLE", "T"), card("ZTILELEN", ztilelen), card("ZNAXIS1", znaxis1),
+             card("ZNAXIS2", "10"), card("ZPCOUNT", "0"), card("ZFORM1", zform),
              card("ZCTYP1", "'GZIP_1'")]
     return header(cards + list(extra)), pad(rows + heap)
 
@@ -767,6 +768,14 @@ def fits_cases():
     case("fits_ztable_fewer_tile_rows", "CFITSIO reads out of bounds",
          {"in.fits": fits(prim, ztable_hdu(naxis2="1"))}, [fail(2, "malformed")],
          "NAXIS2 = 1 row of tiles where ZNAXIS2 = 10 rows in tiles of 5 need 2")
+    # CFITSIO sizes the decoded table by ZNAXIS1 but lays its columns out by their ZFORMn
+    # (fuzz finding 26: a wider ZFORMn made it write past its buffers).
+    case("fits_ztable_zform_wider", "CFITSIO writes out of bounds",
+         {"in.fits": fits(prim, ztable_hdu(zform="'1D'"))}, [fail(2, "malformed")],
+         "ZFORM1 = '1D' (8 bytes a row) where ZNAXIS1 = 4")
+    case("fits_ztable_znaxis1_wider", "CFITSIO writes out of bounds",
+         {"in.fits": fits(prim, ztable_hdu(znaxis1="6"))}, [fail(2, "malformed")],
+         "ZNAXIS1 = 6 where the one column (ZFORM1 = 'J') takes 4 bytes a row")
     # A keyword the decoding depends on, twice with different values: CFITSIO looks keywords up
     # from where its last look-up ended, so the checks made before it decodes may read the other
     # card (fuzz finding 21).

@@ -246,6 +246,66 @@ void check_image_tiles(fitsfile* in, const asdfcore::ErrorContext& where) {
   }
 }
 
+namespace {
+
+/// CFITSIO's fits_uncompress_table sizes its buffers by ZNAXIS1 bytes a row, but lays the
+/// columns out by their ZFORMn (each row's fields one after another, with TFORM's widths: a bit
+/// column its bytes, a variable-length one its 8- or 16-byte descriptor). Columns wider than
+/// ZNAXIS1 make it write past the buffers (fuzz finding 26: ZFORM4 = '1C' for 'I'); narrower ones
+/// put every row after the first in the wrong place. Refuses a table whose columns do not take
+/// exactly ZNAXIS1 bytes; a ZFORMn CFITSIO cannot parse ends the sum (CFITSIO refuses the table
+/// there, after decoding the columns before it).
+void check_row_width(fitsfile* in, long columns, const asdfcore::ErrorContext& where) {
+  constexpr long kUnread = std::numeric_limits<long>::min();
+  const long row_width = read_long(in, "ZNAXIS1", kUnread);
+  if (row_width == kUnread) return;  // CFITSIO refuses a table without it
+  const auto too_wide = [&](const std::string& what) {
+    throw Error(ErrorCode::kMalformed,
+                "the compressed table's columns (ZFORMn) " + what + ", but its rows are " +
+                    std::to_string(row_width) + " bytes wide (ZNAXIS1)",
+                where);
+  };
+  std::uint64_t sum = 0;
+  bool all_read = true;
+  for (long n = 1; n <= columns; ++n) {
+    int status = 0;
+    char form[FLEN_VALUE] = {};
+    fits_read_key(in, TSTRING, ("ZFORM" + std::to_string(n)).c_str(), form, nullptr, &status);
+    int type = 0;
+    long repeat = 0, width = 0;
+    fits_binary_tform(form, &type, &repeat, &width, &status);
+    if (status != 0 || repeat < 0) {
+      fits_clear_errmsg();
+      all_read = false;
+      break;
+    }
+    std::uint64_t bytes = 0;
+    if (type == TBIT) {
+      bytes = (static_cast<std::uint64_t>(repeat) + 7) / 8;
+    } else {
+      std::uint64_t each = static_cast<std::uint64_t>(width);
+      if (type == TSTRING) each = 1;
+      if (type < 0) {  // CFITSIO looks at the letter after the repeat count
+        const char* letter = form;
+        while (*letter >= '0' && *letter <= '9') ++letter;
+        each = *letter == 'P' ? 8 : 16;
+      }
+      if (__builtin_mul_overflow(static_cast<std::uint64_t>(repeat), each, &bytes)) {
+        too_wide("take more than 2^64 bytes a row");
+      }
+    }
+    if (__builtin_add_overflow(sum, bytes, &sum)) too_wide("take more than 2^64 bytes a row");
+    if (row_width < 0 || sum > static_cast<std::uint64_t>(row_width)) {
+      too_wide("1 to " + std::to_string(n) + " take " + std::to_string(sum) + " bytes a row");
+    }
+  }
+  if (all_read && sum != static_cast<std::uint64_t>(row_width)) {
+    too_wide("take " + std::to_string(sum) + " bytes a row");
+  }
+}
+
+}  // namespace
+
 void check_table_tiles(fitsfile* in, const asdfcore::ErrorContext& where) {
   const long columns = read_long(in, "TFIELDS", -1);
   const long rows = read_long(in, "ZNAXIS2", -1);
@@ -277,6 +337,7 @@ void check_table_tiles(fitsfile* in, const asdfcore::ErrorContext& where) {
                     std::to_string(tile_rows) + " (ZTILELEN) need " + std::to_string(needed),
                 where);
   }
+  check_row_width(in, columns, where);
   std::vector<std::uint8_t> bytes;
   for (long n = 1; n <= columns; ++n) {
     const std::string number = std::to_string(n);

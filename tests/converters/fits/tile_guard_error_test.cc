@@ -121,17 +121,17 @@ fitsasdf::ConversionReport convert(const fitsasdf::test::TempDir& dir, const std
   return fitsasdf::convert_fits_to_asdf(in.string(), (dir / "out.asdf").string(), options);
 }
 
-/// Expect converting `bytes` to fail quickly with a compression error holding `part`, leaving no
-/// output behind.
+/// Expect converting `bytes` to fail quickly with an error of `code` (a compression error unless
+/// said) holding `part`, leaving no output behind.
 void expect_refused(const fitsasdf::test::TempDir& dir, const std::string& bytes,
-                    const std::string& part) {
+                    const std::string& part, ErrorCode code = ErrorCode::kCompression) {
   const auto start = std::chrono::steady_clock::now();
   try {
     convert(dir, bytes);
     FAIL("no error");
   } catch (const asdfcore::Error& e) {
     INFO(e.what());
-    CHECK(e.code() == ErrorCode::kCompression);
+    CHECK(e.code() == code);
     CHECK(std::string(e.what()).find(part) != std::string::npos);
   }
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
@@ -347,4 +347,33 @@ TEST_CASE("fpack's tables pass the tile checks, and damaged column tiles are ref
   std::string rice = fz;
   write_be32(rice, l.data + length_at, 3);
   expect_refused(dir, rice, "tile 1 of column 1 of the RICE_1-compressed table is damaged");
+  // Fuzz finding 26: CFITSIO sizes the decoded rows by ZNAXIS1 and lays the columns out by their
+  // ZFORMn. Columns wider than ZNAXIS1 made it write past its buffers; narrower ones misplace rows.
+  const auto replaced = [&](const std::string& from, const std::string& to) {
+    std::string bytes = fz;
+    const std::size_t at = bytes.find(from);
+    REQUIRE(at != std::string::npos);
+    REQUIRE(from.size() == to.size());
+    bytes.replace(at, from.size(), to);
+    return bytes;
+  };
+  expect_refused(dir, replaced("ZFORM2  = '8A", "ZFORM2  = '9A"),
+                 "columns (ZFORMn) 1 to 2 take 13 bytes a row, but its rows are 12 bytes wide",
+                 ErrorCode::kMalformed);
+  const std::string znaxis1 = "ZNAXIS1 =                   12";
+  expect_refused(dir, replaced(znaxis1, "ZNAXIS1 =                   13"),
+                 "columns (ZFORMn) take 12 bytes a row, but its rows are 13 bytes wide",
+                 ErrorCode::kMalformed);
+  // The fuzzer's file: fpack's table of J, 8A, 2D and I columns (30 bytes a row) whose ZFORM4
+  // became '1C' (8 bytes); CFITSIO 4.2 wrote past its 15,000-byte buffer (glibc aborted).
+  const fs::path found = fs::path(FITSASDF_TEST_DATA_DIR) / ".." / "fuzz" / "regressions" /
+                         "fits_to_asdf" / "ztable-zform-wider-than-znaxis1";
+  REQUIRE(fs::exists(found));
+  std::string found_bytes;
+  {
+    std::ifstream in(found, std::ios::binary);
+    found_bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  expect_refused(dir, found_bytes, "take 36 bytes a row, but its rows are 30 bytes wide",
+                 ErrorCode::kMalformed);
 }
