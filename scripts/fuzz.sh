@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Build the libFuzzer targets (clang, ASan + UBSan) in build-fuzz/ and run them.
 #
-#   bash scripts/fuzz.sh [--smoke] [--seconds N] [TARGET...]
+#   bash scripts/fuzz.sh [--smoke [--seed S]] [--seconds N] [TARGET...]
 #
 # TARGET: asdf_file yaml_tree block_index fits_to_asdf asdf_to_fits (default: all, one after
 # another). --seconds N fuzzes each for N seconds, from build-fuzz/work/<target>/ (what earlier
-# runs learnt, kept and reused) and the seeds, with a random seed. --smoke (CI) is a repeatable
-# run of about a minute a target: libFuzzer's seed is fixed, it starts from the seeds alone (an
-# empty folder of its own) and stops after a set number of inputs (smoke_runs below), so CI
-# retraces the run a developer made before committing instead of drawing new inputs; only
-# coverage that worker threads add at varying times can shift it. Finding new inputs is the
+# runs learnt, kept and reused) and the seeds, with a random seed. --smoke (CI) is a bounded run
+# of about a minute a target: libFuzzer's seed is fixed (1, or S), it starts from the seeds
+# alone (an empty folder of its own) and stops after a set number of inputs (smoke_runs below).
+# Two checkouts do not retrace each other exactly (seed files of equal size are taken in folder
+# order, and compared strings hold the scratch folder's pid), so CI can still meet a fault the
+# committer's run missed; before committing a change to a converter, run a few other seeds
+# (--smoke --seed 2, 3, ...) to shake out what a fresh start finds. Finding new inputs is the
 # long runs' job. Before fuzzing, every reproducer in tests/fuzz/regressions/<target>/ is
 # replayed. Seeds are made from ../shared/corpus (or $FITSASDF_CORPUS_DIR), tests/data and
 # samples into build-fuzz/corpus/<target>/; crashes, leaks and timeouts go to
@@ -19,13 +21,15 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${FITSASDF_FUZZ_BUILD_DIR:-$root/build-fuzz}
 seconds=600
 smoke=0
+smoke_seed=1
 all_targets=(asdf_file yaml_tree block_index fits_to_asdf asdf_to_fits)
 targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --smoke) smoke=1; seconds=120 ;;
     --seconds) seconds=$2; shift ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    --seed) smoke_seed=$2; shift ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1" >&2; exit 4 ;;
     *) targets+=("$1") ;;
   esac
@@ -115,7 +119,7 @@ for t in "${targets[@]}"; do
   if [ $smoke -eq 1 ]; then
     rm -rf "$build/smoke/$t"
     mkdir -p "$build/smoke/$t"
-    run=(-seed=1 -runs="$(smoke_runs "$t")" "$build/smoke/$t")
+    run=(-seed="$smoke_seed" -runs="$(smoke_runs "$t")" "$build/smoke/$t")
   else
     run=("$build/work/$t")
   fi

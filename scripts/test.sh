@@ -3,7 +3,7 @@
 # including the interop tests against the reference tools (python3-asdf, astropy). Then build
 # everything again with AddressSanitizer + UndefinedBehaviorSanitizer + LeakSanitizer in
 # build-asan/ and run the whole suite once more there (scripts/sanitize.sh). Last, build the
-# libFuzzer targets with clang in build-fuzz/ and fuzz each for about a minute, a repeatable run
+# libFuzzer targets with clang in build-fuzz/ and fuzz each for about a minute, a bounded run
 # with a fixed seed (scripts/fuzz.sh --smoke).
 # A developer can skip the last two stages locally with FITSASDF_SKIP_SANITIZERS=1; CI (CI set)
 # always runs them. Extra arguments go to both ctest runs.
