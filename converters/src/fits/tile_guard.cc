@@ -253,8 +253,7 @@ namespace {
 /// column its bytes, a variable-length one its 8- or 16-byte descriptor). Columns wider than
 /// ZNAXIS1 make it write past the buffers (fuzz finding 26: ZFORM4 = '1C' for 'I'); narrower ones
 /// put every row after the first in the wrong place. Refuses a table whose columns do not take
-/// exactly ZNAXIS1 bytes; a ZFORMn CFITSIO cannot parse ends the sum (CFITSIO refuses the table
-/// there, after decoding the columns before it).
+/// exactly ZNAXIS1 bytes, and one with a ZFORMn missing or unparsable.
 void check_row_width(fitsfile* in, long columns, const asdfcore::ErrorContext& where) {
   constexpr long kUnread = std::numeric_limits<long>::min();
   const long row_width = read_long(in, "ZNAXIS1", kUnread);
@@ -266,7 +265,6 @@ void check_row_width(fitsfile* in, long columns, const asdfcore::ErrorContext& w
                 where);
   };
   std::uint64_t sum = 0;
-  bool all_read = true;
   for (long n = 1; n <= columns; ++n) {
     int status = 0;
     char form[FLEN_VALUE] = {};
@@ -275,9 +273,13 @@ void check_row_width(fitsfile* in, long columns, const asdfcore::ErrorContext& w
     long repeat = 0, width = 0;
     fits_binary_tform(form, &type, &repeat, &width, &status);
     if (status != 0 || repeat < 0) {
+      // CFITSIO 4.2 does not stop there: a missing ZFORMn leaves the previous column's form in
+      // its buffer, and the rows grow past ZNAXIS1 all the same (finding 27: ZFORM4 -> ZFORM8).
       fits_clear_errmsg();
-      all_read = false;
-      break;
+      throw Error(ErrorCode::kMalformed,
+                  "the compressed table's ZFORM" + std::to_string(n) +
+                      " is missing or not a binary table column format ('" + form + "')",
+                  where);
     }
     std::uint64_t bytes = 0;
     if (type == TBIT) {
@@ -299,7 +301,7 @@ void check_row_width(fitsfile* in, long columns, const asdfcore::ErrorContext& w
       too_wide("1 to " + std::to_string(n) + " take " + std::to_string(sum) + " bytes a row");
     }
   }
-  if (all_read && sum != static_cast<std::uint64_t>(row_width)) {
+  if (sum != static_cast<std::uint64_t>(row_width)) {
     too_wide("take " + std::to_string(sum) + " bytes a row");
   }
 }
