@@ -773,9 +773,12 @@ def fits_cases():
     case("fits_ztable_zform_wider", "CFITSIO writes out of bounds",
          {"in.fits": fits(prim, ztable_hdu(zform="'1D'"))}, [fail(2, "malformed")],
          "ZFORM1 = '1D' (8 bytes a row) where ZNAXIS1 = 4")
-    case("fits_ztable_znaxis1_wider", "CFITSIO writes out of bounds",
+    case("fits_ztable_znaxis1_wider", "CFITSIO misplaces rows",
          {"in.fits": fits(prim, ztable_hdu(znaxis1="6"))}, [fail(2, "malformed")],
          "ZNAXIS1 = 6 where the one column (ZFORM1 = 'J') takes 4 bytes a row")
+    case("fits_ztable_zform_garbage", "TFORM garbage",
+         {"in.fits": fits(prim, ztable_hdu(zform="'9Z'"))}, [fail(2, "malformed")],
+         "ZFORM1 = '9Z' (fuzz finding 27: CFITSIO goes on past a ZFORMn it cannot read)")
     # A keyword the decoding depends on, twice with different values: CFITSIO looks keywords up
     # from where its last look-up ended, so the checks made before it decodes may read the other
     # card (fuzz finding 21).

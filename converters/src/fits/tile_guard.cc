@@ -248,31 +248,42 @@ void check_image_tiles(fitsfile* in, const asdfcore::ErrorContext& where) {
 
 namespace {
 
-/// CFITSIO's fits_uncompress_table sizes its buffers by ZNAXIS1 bytes a row, but lays the
-/// columns out by their ZFORMn (each row's fields one after another, with TFORM's widths: a bit
-/// column its bytes, a variable-length one its 8- or 16-byte descriptor). Columns wider than
-/// ZNAXIS1 make it write past the buffers (fuzz finding 26: ZFORM4 = '1C' for 'I'); narrower ones
-/// put every row after the first in the wrong place. Refuses a table whose columns do not take
-/// exactly ZNAXIS1 bytes, and one with a ZFORMn missing or unparsable.
-void check_row_width(fitsfile* in, long columns, const asdfcore::ErrorContext& where) {
+/// One column of a compressed table as its ZFORMn declares it: CFITSIO's type code, repeat and
+/// element width, and the bytes it takes in a row.
+struct ColumnForm {
+  int type = 0;
+  long repeat = 0;
+  long width = 0;
+  std::uint64_t row_bytes = 0;
+};
+
+/// The columns' forms (ZFORM1 to ZFORM`columns`). CFITSIO's fits_uncompress_table sizes its
+/// buffers by ZNAXIS1 bytes a row, but lays the columns out by their ZFORMn (each row's fields
+/// one after another, with TFORM's widths: a bit column its bytes, a variable-length one its 8-
+/// or 16-byte descriptor). Columns wider than ZNAXIS1 make it write past the buffers (fuzz
+/// finding 26: ZFORM4 = '1C' for 'I'); narrower ones put every row after the first in the wrong
+/// place. Refuses a table whose columns do not take exactly ZNAXIS1 bytes, and one with a ZFORMn
+/// missing or unparsable. Empty when ZNAXIS1 cannot be read (CFITSIO refuses such a table).
+std::vector<ColumnForm> column_forms(fitsfile* in, long columns,
+                                     const asdfcore::ErrorContext& where) {
   constexpr long kUnread = std::numeric_limits<long>::min();
   const long row_width = read_long(in, "ZNAXIS1", kUnread);
-  if (row_width == kUnread) return;  // CFITSIO refuses a table without it
+  if (row_width == kUnread) return {};
   const auto too_wide = [&](const std::string& what) {
     throw Error(ErrorCode::kMalformed,
                 "the compressed table's columns (ZFORMn) " + what + ", but its rows are " +
                     std::to_string(row_width) + " bytes wide (ZNAXIS1)",
                 where);
   };
+  std::vector<ColumnForm> forms;
   std::uint64_t sum = 0;
   for (long n = 1; n <= columns; ++n) {
     int status = 0;
     char form[FLEN_VALUE] = {};
     fits_read_key(in, TSTRING, ("ZFORM" + std::to_string(n)).c_str(), form, nullptr, &status);
-    int type = 0;
-    long repeat = 0, width = 0;
-    fits_binary_tform(form, &type, &repeat, &width, &status);
-    if (status != 0 || repeat < 0) {
+    ColumnForm c;
+    fits_binary_tform(form, &c.type, &c.repeat, &c.width, &status);
+    if (status != 0 || c.repeat < 0) {
       // CFITSIO 4.2 does not stop there: a missing ZFORMn leaves the previous column's form in
       // its buffer, and the rows grow past ZNAXIS1 all the same (finding 27: ZFORM4 -> ZFORM8).
       fits_clear_errmsg();
@@ -281,29 +292,30 @@ void check_row_width(fitsfile* in, long columns, const asdfcore::ErrorContext& w
                       " is missing or not a binary table column format ('" + form + "')",
                   where);
     }
-    std::uint64_t bytes = 0;
-    if (type == TBIT) {
-      bytes = (static_cast<std::uint64_t>(repeat) + 7) / 8;
+    if (c.type == TBIT) {
+      c.row_bytes = (static_cast<std::uint64_t>(c.repeat) + 7) / 8;
     } else {
-      std::uint64_t each = static_cast<std::uint64_t>(width);
-      if (type == TSTRING) each = 1;
-      if (type < 0) {  // CFITSIO looks at the letter after the repeat count
+      std::uint64_t each = static_cast<std::uint64_t>(c.width);
+      if (c.type == TSTRING) each = 1;
+      if (c.type < 0) {  // CFITSIO looks at the letter after the repeat count
         const char* letter = form;
         while (*letter >= '0' && *letter <= '9') ++letter;
         each = *letter == 'P' ? 8 : 16;
       }
-      if (__builtin_mul_overflow(static_cast<std::uint64_t>(repeat), each, &bytes)) {
+      if (__builtin_mul_overflow(static_cast<std::uint64_t>(c.repeat), each, &c.row_bytes)) {
         too_wide("take more than 2^64 bytes a row");
       }
     }
-    if (__builtin_add_overflow(sum, bytes, &sum)) too_wide("take more than 2^64 bytes a row");
+    if (__builtin_add_overflow(sum, c.row_bytes, &sum)) too_wide("take more than 2^64 bytes a row");
     if (row_width < 0 || sum > static_cast<std::uint64_t>(row_width)) {
       too_wide("1 to " + std::to_string(n) + " take " + std::to_string(sum) + " bytes a row");
     }
+    forms.push_back(c);
   }
   if (sum != static_cast<std::uint64_t>(row_width)) {
     too_wide("take " + std::to_string(sum) + " bytes a row");
   }
+  return forms;
 }
 
 }  // namespace
@@ -339,18 +351,15 @@ void check_table_tiles(fitsfile* in, const asdfcore::ErrorContext& where) {
                     std::to_string(tile_rows) + " (ZTILELEN) need " + std::to_string(needed),
                 where);
   }
-  check_row_width(in, columns, where);
+  const std::vector<ColumnForm> forms = column_forms(in, columns, where);
   std::vector<std::uint8_t> bytes;
-  for (long n = 1; n <= columns; ++n) {
+  for (std::size_t i = 0; i < forms.size(); ++i) {
+    const auto [type, repeat, width, row_bytes] = forms[i];
+    const long n = static_cast<long>(i) + 1;
     const std::string number = std::to_string(n);
     char algorithm[FLEN_VALUE] = {};
-    char form[FLEN_VALUE] = {};
     fits_read_key(in, TSTRING, ("ZCTYP" + number).c_str(), algorithm, nullptr, &status);
-    fits_read_key(in, TSTRING, ("ZFORM" + number).c_str(), form, nullptr, &status);
-    int type = 0;
-    long repeat = 0, width = 0;
-    fits_binary_tform(form, &type, &repeat, &width, &status);
-    if (status != 0) {  // CFITSIO refuses such a column itself
+    if (status != 0) {  // no ZCTYPn: CFITSIO takes GZIP_2; not looked into here
       status = 0;
       fits_clear_errmsg();
       continue;
@@ -361,10 +370,6 @@ void check_table_tiles(fitsfile* in, const asdfcore::ErrorContext& where) {
                       type != TSTRING && type != TBIT && type > 0;
     // Variable-length columns are compressed with their descriptors: not looked into here.
     if (type < 0 || (!gzip && !rice)) continue;
-    const std::uint64_t row_bytes =
-        type == TBIT ? (static_cast<std::uint64_t>(repeat) + 7) / 8
-                     : static_cast<std::uint64_t>(repeat) *
-                           static_cast<std::uint64_t>(type == TSTRING ? 1 : width);
     for (long t = 1; t <= tiles; ++t) {
       const long first = (t - 1) * tile_rows;
       if (first >= rows) break;  // more rows than tiles: leave it to CFITSIO
