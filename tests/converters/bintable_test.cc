@@ -4,7 +4,6 @@
 // masks, bits, physical values), astropy's own test tables, and a table compressed by fpack.
 // Expected values are astropy 5.2.1's reading of the same bytes.
 #include <cmath>
-#include <complex>
 #include <filesystem>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -509,7 +508,9 @@ TEST_CASE("a table compressed by fpack converts to the same block as the plain t
           "[bintable]") {
   TempDir dir;
   // astropy writes the plain table and prints its reading of some columns; fpack compresses it.
-  // (No C column: CFITSIO 4.2.0 cannot decompress a GZIP_2-compressed C column fpack writes.)
+  // (No C column: CFITSIO 4.2.0 cannot decompress a GZIP_2-compressed C column fpack writes. No
+  // M column: CFITSIO 4.2 decodes one from memory it never set, so such a table is refused, as
+  // tile_guard_error_test.cc shows.)
   const std::string script = R"(
 import json, sys
 import numpy as np
@@ -519,17 +520,16 @@ r = np.arange(n)
 cols = [
     fits.Column(name='j', format='J', array=(r * 7 - 5000).astype(np.int32)),
     fits.Column(name='s', format='8A', array=np.array([b'r%d' % i for i in r])),
-    fits.Column(name='d', format='2D', array=np.stack([r / 3.0, -r / 7.0], 1)),
+    fits.Column(name='d', format='2D', array=np.stack([r / 3.0, -r / 7.0], 1), unit='m'),
     fits.Column(name='l', format='L', array=r % 3 == 0),
     fits.Column(name='ui', format='I', bzero=32768, array=(r + 60000).astype(np.uint16)),
     fits.Column(name='x', format='5X', array=np.stack([(r >> k) & 1 == 1 for k in range(5)], 1)),
-    fits.Column(name='m', format='M', array=r + 0.5j, unit='m'),
 ]
 fits.BinTableHDU.from_columns(cols, name='CAT').writeto(sys.argv[1])
 d = fits.open(sys.argv[1])[1].data
 print(json.dumps({'j': d['j'].tolist(), 's': d['s'].tolist(), 'd': d['d'].ravel().tolist(),
                   'l': d['l'].tolist(), 'ui': d['ui'].tolist(),
-                  'x': d['x'].ravel().astype(int).tolist(), 'mr': d['m'].real.tolist()}))
+                  'x': d['x'].ravel().astype(int).tolist()}))
 )";
   const fs::path plain = dir / "cat.fits";
   const auto gen =
@@ -571,12 +571,7 @@ print(json.dumps({'j': d['j'].tolist(), 's': d['s'].tolist(), 'd': d['d'].ravel(
   std::vector<int> x;
   for (std::uint8_t b : values<std::uint8_t>(z.column_data("CAT", "x"))) x.push_back(b);
   CHECK(x == expect["x"].get<std::vector<int>>());
-  const std::vector<std::complex<double>> m =
-      values<std::complex<double>>(z.column_data("CAT", "m"));
-  std::vector<double> mr;
-  for (const auto& v : m) mr.push_back(v.real());
-  CHECK(mr == expect["mr"].get<std::vector<double>>());
-  CHECK(z.column("CAT", "m")->get("unit")->as_string() == "m");
+  CHECK(z.column("CAT", "d")->get("unit")->as_string() == "m");
 }
 
 TEST_CASE("cards that do not fit their column are noted, not fatal", "[bintable]") {

@@ -584,10 +584,10 @@ def tiled_image_hdu(algorithm, tiles, extra=(), element="B"):
     return header(cards + list(extra)), pad(rows + heap)
 
 
-def ztable_hdu(ztilelen="5", naxis2=None, extra=(), zform="'J'", znaxis1="4"):
+def ztable_hdu(ztilelen="5", naxis2=None, extra=(), zform="'J'", znaxis1="4", zctyp="'GZIP_1'"):
     """A tile-compressed table of 10 rows of one J column (37 * row - 4000), GZIP_1, 5 rows a
     tile, as fpack -table writes it; `ztilelen`, `naxis2` (rows of tiles), `zform` and `znaxis1`
-    may lie."""
+    may lie, and `zctyp` may be another algorithm or None (no ZCTYP1 card)."""
     tiles = []
     for first in (0, 5):
         z = zlib.compressobj(9, zlib.DEFLATED, 31)
@@ -603,9 +603,41 @@ def ztable_hdu(ztilelen="5", naxis2=None, extra=(), zform="'J'", znaxis1="4"):
              card("PCOUNT", str(len(heap))), card("GCOUNT", "1"), card("TFIELDS", "1"),
              card("TTYPE1", "'n'"), card("TFORM1", "'1PB(%d)'" % max(len(t) for t in tiles)),
              card("ZTABLE", "T"), card("ZTILELEN", ztilelen), card("ZNAXIS1", znaxis1),
-             card("ZNAXIS2", "10"), card("ZPCOUNT", "0"), card("ZFORM1", zform),
-             card("ZCTYP1", "'GZIP_1'")]
+             card("ZNAXIS2", "10"), card("ZPCOUNT", "0"), card("ZFORM1", zform)]
+    if zctyp is not None:
+        cards.append(card("ZCTYP1", zctyp))
     return header(cards + list(extra)), pad(rows + heap)
+
+
+def zvla_table_hdu(zform="'1PJ(3)'", lie=None):
+    """A tile-compressed table of 4 rows of one variable-length J column (row r holds the r values
+    10 * r + i), GZIP_1, one tile, laid out as fpack -table writes one: the tile inflates to the
+    rows' P descriptors (elements, offset in the decompressed heap), then a pair of 64-bit
+    integers a row for each compressed array (its bytes, their offset in this table's heap).
+    `lie` maps some of row 3's numbers ("length", "start", "packed", "packed_at") to others."""
+    arrays = [b"".join(struct.pack(">i", 10 * r + i) for i in range(r)) for r in range(4)]
+    packed = [gzip_bytes(a) if a else b"" for a in arrays]
+    pointers, pairs, at, packed_at = [], [], 0, 0
+    for a, p in zip(arrays, packed):
+        pointers.append([len(a) // 4, at])
+        pairs.append([len(p), packed_at if p else 0])
+        at += len(a)
+        packed_at += len(p)
+    for key, value in (lie or {}).items():
+        i = ["length", "start", "packed", "packed_at"].index(key)
+        (pointers if i < 2 else pairs)[2][i % 2] = value
+    block = b"".join(struct.pack(">ii", *p) for p in pointers)
+    block += b"".join(struct.pack(">qq", *p) for p in pairs)
+    tile = gzip_bytes(block)
+    heap = b"".join(packed) + tile
+    rows = struct.pack(">ii", len(tile), packed_at)
+    cards = [card("XTENSION", "'BINTABLE'"), card("BITPIX", "8"), card("NAXIS", "2"),
+             card("NAXIS1", "8"), card("NAXIS2", "1"), card("PCOUNT", str(len(heap))),
+             card("GCOUNT", "1"), card("TFIELDS", "1"), card("TTYPE1", "'v'"),
+             card("TFORM1", "'1PB(%d)'" % len(tile)), card("ZTABLE", "T"),
+             card("ZTILELEN", "4"), card("ZNAXIS1", "8"), card("ZNAXIS2", "4"),
+             card("ZPCOUNT", str(at)), card("ZFORM1", zform), card("ZCTYP1", "'GZIP_1'")]
+    return header(cards), pad(rows + heap)
 
 
 def gzip_tile(row):
@@ -779,6 +811,36 @@ def fits_cases():
     case("fits_ztable_zform_garbage", "TFORM garbage",
          {"in.fits": fits(prim, ztable_hdu(zform="'9Z'"))}, [fail(2, "malformed")],
          "ZFORM1 = '9Z' (fuzz finding 27: CFITSIO goes on past a ZFORMn it cannot read)")
+    # CFITSIO inflates every column but an I, J or B one of RICE_1, GZIP_2 when ZCTYPn is
+    # missing, into its buffer for the tile; a longer stream made it reallocate that buffer (or a
+    # pointer inside it: glibc aborts).
+    case("fits_ztable_no_zctyp_too_long", "CFITSIO reallocates a pointer inside its buffer",
+         {"in.fits": fits(prim, ztable_hdu(zform="'1I'", znaxis1="2", zctyp=None))},
+         [fail(2, "compression")],
+         "no ZCTYP1 (CFITSIO takes GZIP_2), and ZFORM1 = '1I' where each tile inflates to 5 J")
+    # A variable-length column's tile gives, for each row, where its array goes in the decompressed
+    # heap and where its compressed bytes are; CFITSIO allocates and writes what they say.
+    case("fits_ztable_vla_base", "valid variant", {"in.fits": fits(prim, zvla_table_hdu())},
+         [ok()], "a sound compressed table with a variable-length J column converts")
+    case("fits_ztable_vla_outside_heap", "CFITSIO allocates a forged size",
+         {"in.fits": fits(prim, zvla_table_hdu(lie={"length": 1 << 29}))},
+         [fail(2, "malformed")],
+         "row 3's array declares 2^29 elements (2 GiB) in a decompressed heap of 24 bytes")
+    case("fits_ztable_vla_start_outside_heap", "CFITSIO writes where a forged offset says",
+         {"in.fits": fits(prim, zvla_table_hdu(lie={"start": 1 << 30}))},
+         [fail(2, "malformed")], "row 3's array starts 1 GiB into a heap of 24 bytes")
+    case("fits_ztable_vla_packed_past_end", "sizes past the end of the file",
+         {"in.fits": fits(prim, zvla_table_hdu(lie={"packed": 3_000_000_000}))},
+         [fail(2, "truncated")], "row 3's compressed array declares 3 GB in a file of 11 KB")
+    case("fits_ztable_vla_packed_short", "truncation",
+         {"in.fits": fits(prim, zvla_table_hdu(lie={"packed": 9}))},
+         [fail(2, "compression")],
+         "row 3's compressed array cut to 9 of its bytes (CFITSIO 4.2 loops for ever, growing "
+         "its buffer without end)")
+    case("fits_ztable_vla_a_column", "CFITSIO writes out of bounds",
+         {"in.fits": fits(prim, zvla_table_hdu(zform="'1PA(3)'"))}, [fail(2, "compression")],
+         "a variable-length A column, which CFITSIO 4.2 lays out as one byte wide (fpack's own "
+         "tables with one make funpack abort)")
     # A keyword the decoding depends on, twice with different values: CFITSIO looks keywords up
     # from where its last look-up ended, so the checks made before it decodes may read the other
     # card (fuzz finding 21).

@@ -36,6 +36,27 @@ long read_long(fitsfile* in, const char* keyword, long fallback) {
 /// The decoder CFITSIO uses for the COMPRESSED_DATA column.
 enum class Decoder { kRice, kGzip, kHcompress, kPlio, kUnchecked };
 
+/// The `length` bytes at `offset` in the heap of `in`'s current HDU, as stored (a column's TSCALn
+/// and TZEROn, kept on a compressed table's columns, do not apply to them). Throws (`what`, then
+/// why) when they lie outside the file or CFITSIO cannot read them.
+void read_heap_bytes(fitsfile* in, LONGLONG offset, LONGLONG length,
+                     std::vector<std::uint8_t>& bytes, const std::string& what,
+                     const asdfcore::ErrorContext& where) {
+  int status = 0;
+  LONGLONG head = 0, data = 0, end = 0;
+  fits_get_hduaddrll(in, &head, &data, &end, &status);
+  const LONGLONG size = in->Fptr->logfilesize;
+  const LONGLONG heap = in->Fptr->heapstart;
+  if (status == 0 && (offset < 0 || length < 0 || length > size || heap < 0 || offset > size ||
+                      heap > size || data + heap + offset > size - length)) {
+    throw Error(ErrorCode::kTruncated, what + ": its bytes lie past the end of the file", where);
+  }
+  bytes.resize(static_cast<std::size_t>(length));
+  ffmbyt(in, data + heap + offset, 0 /* report EOF */, &status);
+  ffgbyt(in, length, bytes.data(), &status);
+  check_status(status, what, where);
+}
+
 /// The bytes of the tile in row `row` of `column` (only its length when not `want_bytes`): empty
 /// when its descriptor says none (the tile is in another column). Throws when CFITSIO cannot
 /// read the descriptor or the bytes, or when the descriptor declares more bytes than the file. A
@@ -64,31 +85,16 @@ void read_tile(fitsfile* in, int column, long row, bool want_bytes,
     bytes.assign(1, 0);  // not empty: the tile is in this column
     return;
   }
-  // The bytes as stored: a column's TSCALn and TZEROn (kept on a compressed table's columns)
-  // do not apply to them.
-  LONGLONG head = 0, data = 0, end = 0;
-  fits_get_hduaddrll(in, &head, &data, &end, &status);
-  const LONGLONG size = in->Fptr->logfilesize;
-  const LONGLONG heap = in->Fptr->heapstart;
-  if (status == 0 && (offset < 0 || heap < 0 || offset > size || heap > size ||
-                      data + heap + offset > size - length)) {
-    throw Error(ErrorCode::kTruncated,
-                "cannot read tile " + std::to_string(row) + " of the compressed " + what +
-                    ": its bytes lie past the end of the file",
-                where);
-  }
-  const LONGLONG at = data + heap + offset;
-  bytes.resize(static_cast<std::size_t>(length));
-  ffmbyt(in, at, 0 /* report EOF */, &status);
-  ffgbyt(in, length, bytes.data(), &status);
-  check_status(status, "cannot read tile " + std::to_string(row) + " of the compressed " + what,
-               where);
+  read_heap_bytes(in, offset, length, bytes,
+                  "cannot read tile " + std::to_string(row) + " of the compressed " + what, where);
 }
 
 }  // namespace
 
 std::optional<std::string> gzip_tile_problem(std::span<const std::uint8_t> tile,
-                                             std::uint64_t limit) {
+                                             std::uint64_t limit,
+                                             std::vector<std::uint8_t>* inflated) {
+  if (inflated != nullptr) inflated->clear();
   // A sound tile (nearly all of them) is inflated whole by libdeflate, 2-3 times as fast as zlib
   // streams it; one it does not take is decoded again by zlib below to say what is wrong.
   // At most 4 MiB, kept by each thread for the next tile; larger tiles go to zlib only.
@@ -106,6 +112,10 @@ std::optional<std::string> gzip_tile_problem(std::span<const std::uint8_t> tile,
       if (libdeflate_gzip_decompress_ex(inflater.d, tile.data(), tile.size(), inflater.out.data(),
                                         static_cast<std::size_t>(limit), &in_used,
                                         &out_used) == LIBDEFLATE_SUCCESS) {
+        if (inflated != nullptr) {
+          inflated->assign(inflater.out.begin(),
+                           inflater.out.begin() + static_cast<std::ptrdiff_t>(out_used));
+        }
         return std::nullopt;
       }
     }
@@ -125,6 +135,9 @@ std::optional<std::string> gzip_tile_problem(std::span<const std::uint8_t> tile,
     z.next_out = scratch.data();
     z.avail_out = static_cast<uInt>(scratch.size());
     const int rc = inflate(&z, Z_NO_FLUSH);
+    if (inflated != nullptr && z.total_out <= limit) {
+      inflated->insert(inflated->end(), scratch.data(), z.next_out);
+    }
     if (z.total_out > limit) {
       problem = "it inflates past the " + std::to_string(limit) + " bytes its tile can hold";
     } else if (rc == Z_STREAM_END) {
@@ -255,6 +268,7 @@ struct ColumnForm {
   long repeat = 0;
   long width = 0;
   std::uint64_t row_bytes = 0;
+  char code = 0;  // the character after the repeat count, which picks CFITSIO's decoder
 };
 
 /// The columns' forms (ZFORM1 to ZFORM`columns`). CFITSIO's fits_uncompress_table sizes its
@@ -262,8 +276,9 @@ struct ColumnForm {
 /// one after another, with TFORM's widths: a bit column its bytes, a variable-length one its 8-
 /// or 16-byte descriptor). Columns wider than ZNAXIS1 make it write past the buffers (fuzz
 /// finding 26: ZFORM4 = '1C' for 'I'); narrower ones put every row after the first in the wrong
-/// place. Refuses a table whose columns do not take exactly ZNAXIS1 bytes, and one with a ZFORMn
-/// missing or unparsable. Empty when ZNAXIS1 cannot be read (CFITSIO refuses such a table).
+/// place. Refuses a table whose columns do not take exactly ZNAXIS1 bytes, one with a ZFORMn
+/// missing or unparsable, and one with a column CFITSIO 4.2 cannot lay out (below). Empty when
+/// ZNAXIS1 cannot be read (CFITSIO refuses such a table).
 std::vector<ColumnForm> column_forms(fitsfile* in, long columns,
                                      const asdfcore::ErrorContext& where) {
   constexpr long kUnread = std::numeric_limits<long>::min();
@@ -292,16 +307,30 @@ std::vector<ColumnForm> column_forms(fitsfile* in, long columns,
                       " is missing or not a binary table column format ('" + form + "')",
                   where);
     }
+    const char* letter = form;
+    while (*letter >= '0' && *letter <= '9') ++letter;
+    c.code = *letter;
+    // CFITSIO 4.2 sizes a variable-length column's descriptors only when its type is neither A
+    // nor X, and keeps type codes in a char, where M's 163 does not fit: it takes a fixed M
+    // column for a variable-length one and a variable-length one for a fixed one. It lays those
+    // columns out with widths other than their rows' and writes past its buffers (fpack's own
+    // tables with a PA, QA, PM or QM column: glibc aborts funpack too), or, for a fixed M column,
+    // reads the compressed arrays' sizes and places from memory it never set.
+    if (c.type == TDBLCOMPLEX || c.type == -TDBLCOMPLEX || c.type == -TSTRING ||
+        c.type == -TBIT) {
+      throw Error(ErrorCode::kCompression,
+                  "CFITSIO 4.2 cannot decompress a compressed table with column " +
+                      std::to_string(n) + " of ZFORM" + std::to_string(n) + " = '" + form +
+                      "' (an M column, or a variable-length A or X one): it would write past "
+                      "its buffers or read memory it never set",
+                  where);
+    }
     if (c.type == TBIT) {
       c.row_bytes = (static_cast<std::uint64_t>(c.repeat) + 7) / 8;
     } else {
       std::uint64_t each = static_cast<std::uint64_t>(c.width);
       if (c.type == TSTRING) each = 1;
-      if (c.type < 0) {  // CFITSIO looks at the letter after the repeat count
-        const char* letter = form;
-        while (*letter >= '0' && *letter <= '9') ++letter;
-        each = *letter == 'P' ? 8 : 16;
-      }
+      if (c.type < 0) each = c.code == 'P' ? 8 : 16;  // a descriptor
       if (__builtin_mul_overflow(static_cast<std::uint64_t>(c.repeat), each, &c.row_bytes)) {
         too_wide("take more than 2^64 bytes a row");
       }
@@ -318,6 +347,82 @@ std::vector<ColumnForm> column_forms(fitsfile* in, long columns,
   return forms;
 }
 
+/// A signed big-endian integer of `bytes` (4 or 8) bytes at `p`: a descriptor as CFITSIO's
+/// decoded column holds it, before CFITSIO swaps it to the host's order.
+std::int64_t read_be(const std::uint8_t* p, std::size_t bytes) {
+  std::uint64_t v = 0;
+  for (std::size_t i = 0; i < bytes; ++i) v = (v << 8) | p[i];
+  if (bytes == 4) return static_cast<std::int32_t>(static_cast<std::uint32_t>(v));
+  return static_cast<std::int64_t>(v);
+}
+
+/// The variable-length arrays of one tile of a compressed table's variable-length column, from
+/// the tile as it inflated (`block`, `rows` rows). CFITSIO's fits_uncompress_table reads there,
+/// for each row, the uncompressed table's descriptor (P: two 32-bit integers, Q, or a 2P column:
+/// two 64-bit ones; the array's length in elements and its offset in the heap), and after all of
+/// those a 64-bit pair a row for the compressed array (its bytes and their offset in this
+/// table's heap). It then allocates both sizes, reads the compressed array, decodes it (RICE_1,
+/// or inflates it into a buffer it grows as the stream asks) and writes it at its offset in the
+/// decompressed table, trusting every one of those numbers. Refuses an array outside either
+/// heap (CFITSIO allocated, or wrote into the table in memory, gigabytes for a forged one), and
+/// one that its decoder would read past or that does not decode to its declared length.
+void check_variable_arrays(fitsfile* in, const ColumnForm& c, bool rice,
+                           std::span<const std::uint8_t> block, std::uint64_t rows,
+                           std::uint64_t first_row, std::uint64_t heap_size, long column,
+                           const asdfcore::ErrorContext& where) {
+  const std::size_t pointer = static_cast<std::size_t>(c.row_bytes);  // 8 or 16
+  // CFITSIO's bytes an element: its type code over ten (2 for I, 8 for D and C; column_forms
+  // refuses A, X and M).
+  const std::uint64_t element = static_cast<std::uint64_t>(-c.type) / 10;
+  std::vector<std::uint8_t> packed;
+  std::vector<std::uint8_t> inflated;
+  for (std::uint64_t r = 0; r < rows; ++r) {
+    const std::uint8_t* p = block.data() + r * pointer;
+    const std::int64_t length = read_be(p, pointer / 2);
+    const std::int64_t start = read_be(p + pointer / 2, pointer / 2);
+    const std::uint8_t* q = block.data() + rows * pointer + r * 16;
+    const std::int64_t packed_bytes = read_be(q, 8);
+    const std::int64_t packed_at = read_be(q + 8, 8);
+    if (packed_bytes <= 0) continue;  // CFITSIO writes nothing for this row
+    const std::string row = "row " + std::to_string(first_row + r + 1) +
+                            " of the compressed table's variable-length column " +
+                            std::to_string(column);
+    std::uint64_t size = 0;
+    if (length < 0 || start < 0 ||
+        __builtin_mul_overflow(static_cast<std::uint64_t>(length), element, &size) ||
+        size > heap_size || static_cast<std::uint64_t>(start) > heap_size - size) {
+      throw Error(ErrorCode::kMalformed,
+                  row + " declares an array of " + std::to_string(length) + " elements at byte " +
+                      std::to_string(start) + ", outside the table's heap of " +
+                      std::to_string(heap_size) + " bytes (ZPCOUNT)",
+                  where);
+    }
+    read_heap_bytes(in, packed_at, packed_bytes, packed,
+                    "cannot read the compressed array of " + row, where);
+    if (static_cast<std::uint64_t>(packed_bytes) == size) continue;  // stored as it is
+    const auto refuse = [&](const std::string& what) {
+      throw Error(ErrorCode::kCompression, row + " is damaged: " + what, where);
+    };
+    if (rice) {
+      const int width = c.type == -TSHORT ? 2 : c.type == -TLONG ? 4 : c.type == -TBYTE ? 1 : 0;
+      if (width == 0) continue;  // CFITSIO refuses a Rice array of another type
+      if (length > std::numeric_limits<int>::max()) {
+        refuse("its " + std::to_string(length) + " elements are more than CFITSIO's decoder takes");
+      }
+      if (!rice_tile_in_bounds(packed, static_cast<std::uint64_t>(length), 32, width)) {
+        refuse("decoding its RICE_1 array would read past its " + std::to_string(packed.size()) +
+               " bytes");
+      }
+    } else {
+      if (const auto problem = gzip_tile_problem(packed, size, &inflated)) refuse(*problem);
+      if (inflated.size() != size) {
+        refuse("its array inflates to " + std::to_string(inflated.size()) + " bytes, not the " +
+               std::to_string(size) + " its descriptor declares");
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void check_table_tiles(fitsfile* in, const asdfcore::ErrorContext& where) {
@@ -325,10 +430,12 @@ void check_table_tiles(fitsfile* in, const asdfcore::ErrorContext& where) {
   const long rows = read_long(in, "ZNAXIS2", -1);
   constexpr long kUnread = std::numeric_limits<long>::min();  // CFITSIO refuses the table itself
   const long tile_rows = read_long(in, "ZTILELEN", kUnread);
+  const long heap_size = read_long(in, "ZPCOUNT", -1);
   long tiles = 0;
   int status = 0;
   fits_get_num_rows(in, &tiles, &status);
-  if (status != 0 || columns < 1 || columns > 999 || rows < 0 || tile_rows == kUnread) {
+  if (status != 0 || columns < 1 || columns > 999 || rows < 0 || tile_rows == kUnread ||
+      heap_size < 0) {
     fits_clear_errmsg();
     return;
   }
@@ -353,23 +460,31 @@ void check_table_tiles(fitsfile* in, const asdfcore::ErrorContext& where) {
   }
   const std::vector<ColumnForm> forms = column_forms(in, columns, where);
   std::vector<std::uint8_t> bytes;
+  std::vector<std::uint8_t> inflated;
   for (std::size_t i = 0; i < forms.size(); ++i) {
-    const auto [type, repeat, width, row_bytes] = forms[i];
+    const ColumnForm& c = forms[i];
+    if (c.repeat == 0) continue;  // CFITSIO reads no tile of an empty column
     const long n = static_cast<long>(i) + 1;
     const std::string number = std::to_string(n);
+    // CFITSIO takes GZIP_2 when ZCTYPn is missing, and refuses the table at any other name.
+    std::string name = "GZIP_2";
     char algorithm[FLEN_VALUE] = {};
     fits_read_key(in, TSTRING, ("ZCTYP" + number).c_str(), algorithm, nullptr, &status);
-    if (status != 0) {  // no ZCTYPn: CFITSIO takes GZIP_2; not looked into here
-      status = 0;
-      fits_clear_errmsg();
-      continue;
-    }
-    const std::string name = algorithm;
-    const bool gzip = name == "GZIP_1" || name == "GZIP_2";
-    const bool rice = name == "RICE_1" && (width == 1 || width == 2 || width == 4) &&
-                      type != TSTRING && type != TBIT && type > 0;
-    // Variable-length columns are compressed with their descriptors: not looked into here.
-    if (type < 0 || (!gzip && !rice)) continue;
+    if (status == 0) name = algorithm;
+    status = 0;
+    fits_clear_errmsg();
+    if (name != "GZIP_1" && name != "GZIP_2" && name != "RICE_1") continue;
+    // CFITSIO picks the decoder by the ZFORMn letter: RICE_1 decodes I, J and B columns only;
+    // every other column, a variable-length one's descriptors included, it inflates (whatever
+    // ZCTYPn says), into its buffer for the whole tile at the column's place.
+    const bool vla = c.type < 0;
+    const int rice_width = name != "RICE_1" ? 0
+                           : c.code == 'I'  ? 2
+                           : c.code == 'J'  ? 4
+                           : c.code == 'B'  ? 1
+                                            : 0;
+    // A variable-length column's tile holds its descriptors and a 16-byte pair a row more.
+    const std::uint64_t per_row = c.row_bytes + (vla ? 16 : 0);
     for (long t = 1; t <= tiles; ++t) {
       const long first = (t - 1) * tile_rows;
       if (first >= rows) break;  // more rows than tiles: leave it to CFITSIO
@@ -384,19 +499,32 @@ void check_table_tiles(fitsfile* in, const asdfcore::ErrorContext& where) {
       if (bytes.empty()) {
         // CFITSIO decodes the empty stream all the same (a Rice decoder reading nothing, an
         // inflate asking for more room).
-        if (in_tile * row_bytes != 0) {
-          refuse("its descriptor gives no bytes for the " + std::to_string(in_tile * row_bytes) +
+        if (in_tile * per_row != 0) {
+          refuse("its descriptor gives no bytes for the " + std::to_string(in_tile * per_row) +
                  " bytes of its rows");
         }
         continue;
       }
-      // CFITSIO inflates into a buffer of the column's bytes in the tile, and reallocates it
-      // (a pointer inside a larger allocation: glibc aborts) when the stream wants more.
-      if (gzip) {
-        if (const auto problem = gzip_tile_problem(bytes, in_tile * row_bytes)) refuse(*problem);
-      } else if (!rice_tile_in_bounds(bytes, in_tile * static_cast<std::uint64_t>(repeat), 32,
-                                      static_cast<int>(width))) {
-        refuse("decoding it would read past its " + std::to_string(bytes.size()) + " bytes");
+      if (rice_width != 0) {
+        if (!rice_tile_in_bounds(bytes, in_tile * static_cast<std::uint64_t>(c.repeat), 32,
+                                 rice_width)) {
+          refuse("decoding it would read past its " + std::to_string(bytes.size()) + " bytes");
+        }
+        continue;
+      }
+      // CFITSIO reallocates its buffer, a pointer inside a larger allocation (glibc aborts), when
+      // the stream wants more room; a shorter one leaves part of the rows as the buffer held them.
+      const std::uint64_t expected = in_tile * per_row;
+      if (const auto problem = gzip_tile_problem(bytes, expected, &inflated)) refuse(*problem);
+      if (inflated.size() != expected) {
+        refuse("it inflates to " + std::to_string(inflated.size()) + " bytes, not the " +
+               std::to_string(expected) + " of its rows");
+      }
+      // CFITSIO refuses descriptors of other widths itself.
+      if (vla && (c.row_bytes == 8 || c.row_bytes == 16)) {
+        check_variable_arrays(in, c, name == "RICE_1", inflated, in_tile,
+                              static_cast<std::uint64_t>(first),
+                              static_cast<std::uint64_t>(heap_size), n, where);
       }
     }
   }

@@ -22,6 +22,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "asdfcore/error.h"
 
@@ -33,8 +34,10 @@ namespace fitsasdf::fits {
 /// as CFITSIO ignores them). A tile whose `limit` is at most 4 MiB is inflated whole by
 /// libdeflate into a buffer each thread keeps (of the largest such limit it met); a larger one,
 /// and any tile libdeflate does not take, is streamed by zlib through a 64 KiB scratch buffer.
+/// When sound, `inflated` (if given) receives what it inflates to.
 std::optional<std::string> gzip_tile_problem(std::span<const std::uint8_t> tile,
-                                             std::uint64_t limit);
+                                             std::uint64_t limit,
+                                             std::vector<std::uint8_t>* inflated = nullptr);
 
 /// For the tile-compressed image at `in`'s current HDU: throw `Error` with `where` for the first
 /// tile CFITSIO's decoder would mishandle (above: compression), or whose descriptor or bytes
@@ -44,12 +47,17 @@ std::optional<std::string> gzip_tile_problem(std::span<const std::uint8_t> tile,
 /// current HDU is unchanged.
 void check_image_tiles(fitsfile* in, const asdfcore::ErrorContext& where);
 
-/// For the tile-compressed table at `in`'s current HDU: the same for each column's tiles
-/// compressed with GZIP_1, GZIP_2 or RICE_1. CFITSIO 4.2 inflates a column's tile into a buffer of
-/// the column's bytes in the tile and reallocates that buffer, a pointer into a larger allocation,
-/// when the stream wants more room (cut short or too long): glibc aborts the process. A gzip tile
-/// must inflate to at most the column's bytes in the tile; a Rice tile (blocks of 32) must stay
-/// inside its bytes. Variable-length columns are not looked into.
+/// For the tile-compressed table at `in`'s current HDU: the same for each column's tiles, with
+/// the decoder CFITSIO 4.2's fits_uncompress_table picks (RICE_1 for I, J and B columns whose
+/// ZCTYPn says so; gzip for every other column, GZIP_2 when ZCTYPn is missing). CFITSIO inflates
+/// a column's tile into its buffer for the whole tile and reallocates that buffer, a pointer into
+/// a larger allocation, when the stream wants more room (glibc aborts the process). A gzip tile
+/// must inflate to exactly the column's bytes in the tile (a variable-length column's: its
+/// descriptors and a 16-byte pair a row); a Rice tile (blocks of 32) must stay inside its bytes.
+/// A variable-length column's arrays must lie inside the decompressed heap (ZPCOUNT) and their
+/// compressed bytes inside the file, and decode to their length. Columns CFITSIO 4.2 lays out
+/// wrongly (M, and variable-length A and X) are refused (compression); widths that do not add
+/// up to ZNAXIS1 and missing or unreadable ZFORMn too (malformed).
 void check_table_tiles(fitsfile* in, const asdfcore::ErrorContext& where);
 
 }  // namespace fitsasdf::fits

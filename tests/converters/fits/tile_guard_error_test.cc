@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -375,4 +376,192 @@ TEST_CASE("fpack's tables pass the tile checks, and damaged column tiles are ref
   // the previous column's form.
   expect_refused(dir, replaced("ZFORM2  =", "ZFORM9  ="), "ZFORM2 is missing",
                  ErrorCode::kMalformed);
+}
+
+namespace {
+
+/// `cards` (after the mandatory ones) and `rows` + `heap` as a table of `naxis1` bytes a row,
+/// compressed by `fpack -table`; returns the .fz file's bytes.
+std::string fpacked_table(const fitsasdf::test::TempDir& dir, long long naxis1, long long naxis2,
+                          int columns, const std::vector<std::string>& column_cards,
+                          const std::string& rows, const std::string& heap) {
+  std::vector<std::string> cards =
+      table_cards("BINTABLE", naxis1, naxis2, static_cast<long long>(heap.size()), columns);
+  cards.insert(cards.end(), column_cards.begin(), column_cards.end());
+  const fs::path plain = dir / "plain.fits";
+  std::ofstream(plain, std::ios::binary) << empty_primary() << hdu(cards, rows + heap);
+  const fs::path packed = dir / "packed.fits.fz";
+  fs::remove(packed);
+  const auto r = fitsasdf::test::run({"fpack", "-table", "-O", packed.string(), plain.string()});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  return fitsasdf::test::fits_builder::read(packed);
+}
+
+Bytes gunzip(const std::string& stream) {
+  z_stream z{};
+  REQUIRE(inflateInit2(&z, 15 + 16) == Z_OK);
+  Bytes out;
+  Bytes chunk(1 << 16);
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(stream.data()));
+  z.avail_in = static_cast<uInt>(stream.size());
+  int rc = Z_OK;
+  while (rc == Z_OK) {
+    z.next_out = chunk.data();
+    z.avail_out = static_cast<uInt>(chunk.size());
+    rc = inflate(&z, Z_NO_FLUSH);
+    out.insert(out.end(), chunk.data(), z.next_out);
+  }
+  REQUIRE(rc == Z_STREAM_END);
+  inflateEnd(&z);
+  return out;
+}
+
+std::uint64_t read_be(const Bytes& b, std::size_t at, int size) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < size; ++i) v = v << 8 | b[at + static_cast<std::size_t>(i)];
+  return v;
+}
+
+void write_be(Bytes& b, std::size_t at, std::uint64_t v, int size) {
+  for (int i = size - 1; i >= 0; --i, v >>= 8) b[at + static_cast<std::size_t>(i)] = v & 0xff;
+}
+
+/// `fz` (fpack's table of `columns` columns in one tile) with column `column`'s tile inflated,
+/// changed by `change`, and deflated again after the heap (PCOUNT and the descriptor follow).
+std::string retiled(const std::string& fz, int columns, int column,
+                    const std::function<void(Bytes&)>& change) {
+  const Layout l = layout_of(fz);
+  const std::size_t width = l.row / static_cast<std::size_t>(columns);  // 1PB: 8, 1QB: 16
+  REQUIRE((width == 8 || width == 16));
+  const int half = static_cast<int>(width / 2);
+  Bytes row(fz.begin() + static_cast<std::ptrdiff_t>(l.data),
+            fz.begin() + static_cast<std::ptrdiff_t>(l.data + l.row));
+  const std::size_t at = static_cast<std::size_t>(column - 1) * width;
+  const std::uint64_t length = read_be(row, at, half);
+  const std::uint64_t offset = read_be(row, at + width / 2, half);
+  Bytes tile = gunzip(fz.substr(l.heap + offset, length));
+  change(tile);
+  const Bytes packed = gzip(tile);
+  const std::size_t pcount_at = fz.find("PCOUNT  =", 2880);
+  REQUIRE(pcount_at != std::string::npos);
+  const std::uint64_t pcount = std::stoull(fz.substr(pcount_at + 10, 20));
+  REQUIRE(fz.size() == (l.heap + pcount + 2879) / 2880 * 2880);  // the table is the last HDU
+  write_be(row, at, packed.size(), half);
+  write_be(row, at + width / 2, pcount, half);
+  std::string out = fz.substr(0, l.heap + pcount);
+  out.replace(l.data, l.row, std::string(row.begin(), row.end()));
+  out.append(packed.begin(), packed.end());
+  out.replace(pcount_at, 80, num("PCOUNT", static_cast<long long>(pcount + packed.size())));
+  out.resize((out.size() + 2879) / 2880 * 2880, '\0');
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("compressed tables: CFITSIO's decoder for each column, and variable-length arrays",
+          "[tile_guard][error]") {
+  fitsasdf::test::TempDir dir;
+  // 400 rows of a PJ column (row r holds r % 5 values), a QD column (r % 3 values) and a J one;
+  // the QD arrays follow the PJ ones in the heap.
+  std::string heap_j, heap_d;
+  std::vector<std::int32_t> at_j;
+  std::vector<std::int64_t> at_d;
+  for (int r = 0; r < 400; ++r) {
+    at_j.push_back(static_cast<std::int32_t>(heap_j.size()));
+    for (int i = 0; i < r % 5; ++i) heap_j += big_endian<std::int32_t>(r * 1000 + i);
+    at_d.push_back(static_cast<std::int64_t>(heap_d.size()));
+    for (int i = 0; i < r % 3; ++i) heap_d += big_endian<double>(r + i / 4.0);
+  }
+  std::string rows;
+  for (std::size_t r = 0; r < 400; ++r) {
+    rows += big_endian<std::int32_t>(static_cast<std::int32_t>(r % 5)) + big_endian(at_j[r]);
+    rows += big_endian<std::int64_t>(static_cast<std::int64_t>(r % 3)) +
+            big_endian<std::int64_t>(at_d[r] + static_cast<std::int64_t>(heap_j.size()));
+    rows += big_endian<std::int32_t>(-static_cast<std::int32_t>(r));
+  }
+  const std::string fz = fpacked_table(
+      dir, 28, 400, 3,
+      {text("TTYPE1", "j"), text("TFORM1", "1PJ(4)"), text("TTYPE2", "d"),
+       text("TFORM2", "1QD(2)"), text("TTYPE3", "n"), text("TFORM3", "1J")},
+      rows, heap_j + heap_d);
+  REQUIRE(fz.find("ZCTYP1  = 'RICE_1") != std::string::npos);
+  REQUIRE(fz.find("ZCTYP2  = 'GZIP_2") != std::string::npos);
+  CHECK(convert(dir, fz).hdus.size() == 2);
+  // Column 1's tile: 400 P descriptors (8 bytes), then a 16-byte pair a row for the compressed
+  // array (bytes, offset). Row 3 (r = 2) holds 2 values.
+  constexpr std::size_t kPairs = 400 * 8;
+  const auto pj = [&](std::size_t at, std::uint64_t v, int size) {
+    return retiled(fz, 3, 1, [&](Bytes& t) { write_be(t, at, v, size); });
+  };
+  expect_refused(dir, pj(kPairs + 2 * 16, 2, 8),
+                 "row 3 of the compressed table's variable-length column 1 is damaged: decoding "
+                 "its RICE_1 array would read past its 2 bytes");
+  expect_refused(dir, pj(2 * 8, std::uint64_t{1} << 29, 4),
+                 "row 3 of the compressed table's variable-length column 1 declares an array of "
+                 "536870912 elements",
+                 ErrorCode::kMalformed);
+  expect_refused(dir, pj(2 * 8 + 4, 0xfffffffc, 4), "elements at byte -4, outside the table's heap",
+                 ErrorCode::kMalformed);
+  expect_refused(dir, pj(kPairs + 2 * 16 + 8, std::uint64_t{1} << 40, 8),
+                 "cannot read the compressed array of row 3 of the compressed table's "
+                 "variable-length column 1: its bytes lie past the end of the file",
+                 ErrorCode::kTruncated);
+  expect_refused(dir, retiled(fz, 3, 1, [](Bytes& t) { t.resize(t.size() - 8); }),
+                 "tile 1 of column 1 of the RICE_1-compressed table is damaged: it inflates to "
+                 "9592 bytes, not the 9600 of its rows");
+  // Column 2 (GZIP_2): row 3's compressed array 3 bytes short.
+  expect_refused(dir, retiled(fz, 3, 2, [&](Bytes& t) {
+                   write_be(t, 400 * 16 + 2 * 16, read_be(t, 400 * 16 + 2 * 16, 8) - 3, 8);
+                 }),
+                 "row 3 of the compressed table's variable-length column 2 is damaged");
+
+  // fpack's table of a 3E and a 1E column (GZIP_2 both) with the forms swapped: column 1's tile
+  // then inflates past its 1,600 bytes. CFITSIO inflates it whatever ZCTYP1 says (RICE_1 decodes
+  // only I, J and B) or when ZCTYP1 is missing, into its buffer for the whole tile, and
+  // reallocated a pointer inside it (the old check skipped both: glibc aborted).
+  std::string floats;
+  for (int r = 0; r < 400; ++r) {
+    for (int i = 0; i < 4; ++i) floats += big_endian<float>(static_cast<float>(r * 2 + i) * 0.25f);
+  }
+  const std::string ef = fpacked_table(dir, 16, 400, 2,
+                                       {text("TTYPE1", "a"), text("TFORM1", "3E"),
+                                        text("TTYPE2", "b"), text("TFORM2", "1E")},
+                                       floats, "");
+  REQUIRE(ef.find("ZCTYP1  = 'GZIP_2") != std::string::npos);
+  CHECK(convert(dir, ef).hdus.size() == 2);
+  const std::string swapped = fitsasdf::test::fits_builder::replace(
+      fitsasdf::test::fits_builder::replace(ef, "ZFORM1  = '3E", "ZFORM1  = '1E"),
+      "ZFORM2  = '1E", "ZFORM2  = '3E");
+  expect_refused(dir, fitsasdf::test::fits_builder::replace(swapped, "ZCTYP1  =", "XCTYP1  ="),
+                 "tile 1 of column 1 of the GZIP_2-compressed table is damaged: it inflates past "
+                 "the 1600 bytes");
+  expect_refused(
+      dir, fitsasdf::test::fits_builder::replace(swapped, "ZCTYP1  = 'GZIP_2", "ZCTYP1  = 'RICE_1"),
+      "tile 1 of column 1 of the RICE_1-compressed table is damaged: it inflates past");
+}
+
+TEST_CASE("compressed tables CFITSIO 4.2 cannot decompress are refused, not decoded",
+          "[tile_guard][error]") {
+  fitsasdf::test::TempDir dir;
+  // fpack's table of a PA column: CFITSIO 4.2 lays it out as one byte wide and wrote past its
+  // buffers (funpack aborts on it too). An M column's type code (163) does not fit the char
+  // CFITSIO keeps it in: it decodes a fixed one as variable-length, from memory it never set
+  // (valgrind says so of funpack on fpack's own table).
+  std::string rows, heap;
+  for (int r = 0; r < 400; ++r) {
+    rows += big_endian<std::int32_t>(r % 6) +
+            big_endian<std::int32_t>(static_cast<std::int32_t>(heap.size()));
+    heap += std::string(static_cast<std::size_t>(r % 6), static_cast<char>('a' + r % 26));
+  }
+  const std::string pa = fpacked_table(dir, 8, 400, 1, {text("TTYPE1", "s"), text("TFORM1", "1PA(5)")},
+                                       rows, heap);
+  expect_refused(dir, pa,
+                 "CFITSIO 4.2 cannot decompress a compressed table with column 1 of ZFORM1 = "
+                 "'1PA(5)'");
+  std::string complex;
+  for (int r = 0; r < 400; ++r) complex += big_endian<double>(r) + big_endian<double>(-r);
+  const std::string m =
+      fpacked_table(dir, 16, 400, 1, {text("TTYPE1", "z"), text("TFORM1", "1M")}, complex, "");
+  expect_refused(dir, m, "column 1 of ZFORM1 = '1M' (an M column");
 }
