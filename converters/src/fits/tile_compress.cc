@@ -4,6 +4,8 @@
 #include <bit>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
+#include <string>
 
 #include "fits/cfitsio.h"
 #include "fits/fits_file.h"
@@ -27,6 +29,67 @@ int compression_code(const std::string& type, const asdfcore::ErrorContext& wher
                   "' is not a tile compression CFITSIO writes (RICE_1, GZIP_1, GZIP_2, PLIO_1, "
                   "HCOMPRESS_1, NOCOMPRESS)",
               where);
+}
+
+/// Bytes of `count` elements of a variable-length column of CFITSIO type code `type` (positive).
+std::uint64_t array_bytes(int type, std::uint64_t count) {
+  switch (type) {
+    case TBIT: return (count + 7) / 8;
+    case TSHORT: return count * 2;
+    case TLONG:
+    case TFLOAT: return count * 4;
+    case TLONGLONG:
+    case TDOUBLE:
+    case TCOMPLEX: return count * 8;
+    case TDBLCOMPLEX: return count * 16;
+    default: return count;  // B, L, A and the like: a byte each
+  }
+}
+
+/// CFITSIO 4.2's fits_compress_table allocates each variable-length array of the table by its
+/// descriptor (length times element size, and half as much again for the compressed form) and
+/// reads it from the heap at its offset, trusting both: a forged length of 2^30 elements took
+/// 4 GB and 20 s before the read failed, a negative offset read the rows as an array. Refuses
+/// (malformed) a descriptor whose array is not inside the table's heap. `f` is at the table.
+void check_descriptors(fitsfile* f, const asdfcore::ErrorContext& where) {
+  int status = 0;
+  int columns = 0;
+  LONGLONG rows = 0;
+  fits_get_num_cols(f, &columns, &status);
+  fits_get_num_rowsll(f, &rows, &status);
+  check_status(status, "CFITSIO cannot read the table to compress", where);
+  const LONGLONG row_bytes = f->Fptr->rowlength;
+  const LONGLONG heap_end = row_bytes * rows + f->Fptr->heapsize;  // PCOUNT past the rows
+  const LONGLONG heap = heap_end - f->Fptr->heapstart;               // THEAP may move its start
+  for (int column = 1; column <= columns; ++column) {
+    int type = 0;
+    LONGLONG repeat = 0, width = 0;
+    fits_get_coltypell(f, column, &type, &repeat, &width, &status);
+    check_status(status, "CFITSIO cannot read column " + std::to_string(column), where);
+    if (type >= 0) continue;
+    for (LONGLONG row = 1; row <= rows; ++row) {
+      LONGLONG length = 0, offset = 0;
+      fits_read_descriptll(f, column, row, &length, &offset, &status);
+      check_status(status,
+                   "cannot read the descriptor of row " + std::to_string(row) + " of column " +
+                       std::to_string(column),
+                   where);
+      if (length == 0) continue;  // CFITSIO skips an empty array
+      const std::uint64_t bytes =
+          length < 0 ? 0 : array_bytes(-type, static_cast<std::uint64_t>(length));
+      if (length < 0 || offset < 0 || heap < 0 ||
+          length > std::numeric_limits<LONGLONG>::max() / 16 ||
+          bytes > static_cast<std::uint64_t>(heap) ||
+          static_cast<std::uint64_t>(offset) > static_cast<std::uint64_t>(heap) - bytes) {
+        throw Error(ErrorCode::kMalformed,
+                    "row " + std::to_string(row) + " of variable-length column " +
+                        std::to_string(column) + " declares " + std::to_string(length) +
+                        " elements at byte " + std::to_string(offset) + " of the heap, outside its " +
+                        std::to_string(std::max<LONGLONG>(heap, 0)) + " bytes",
+                    where);
+      }
+    }
+  }
 }
 
 /// Read HDU 2 of `file` (closing it first so that CFITSIO completes it) as bytes.
@@ -213,6 +276,7 @@ std::vector<std::uint8_t> compress_table(std::span<const std::uint8_t> table, lo
   int type = 0;
   fits_movabs_hdu(in.f, 2, &type, &status);
   check_status(status, "CFITSIO cannot read the table to compress", where);
+  check_descriptors(in.f, where);
   CfitsioHandle out;
   create_memory_file(out, where);
   if (rows_per_tile > 0) fits_set_tile_dim(out.f, 1, &rows_per_tile, &status);

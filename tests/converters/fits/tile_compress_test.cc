@@ -15,7 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "asdfcore/error.h"
 #include "support/catch.h"
+#include "support/fits_builder.h"
 
 namespace {
 
@@ -168,3 +170,55 @@ TEST_CASE("HCOMPRESS_1 compresses noise in small tiles without loss", "[tile_com
 }
 
 }  // namespace
+
+TEST_CASE("a table to compress must keep its variable-length arrays inside its heap",
+          "[tile_compress][error]") {
+  using namespace fitsasdf::test::fits_builder;
+  // 300 rows of a PJ column (row r holds r % 4 values) and a J column: over 2 blocks, so that
+  // CFITSIO compresses it rather than copying it.
+  std::string heap;
+  std::vector<std::int32_t> at;
+  for (int r = 0; r < 300; ++r) {
+    at.push_back(static_cast<std::int32_t>(heap.size()));
+    for (int i = 0; i < r % 4; ++i) heap += fitsasdf::test::fits_builder::big_endian<std::int32_t>(r + i);
+  }
+  const auto table = [&](std::size_t row, std::int32_t length, std::int32_t offset) {
+    std::string rows;
+    for (std::size_t r = 0; r < 300; ++r) {
+      const bool lie = r == row;
+      rows += fitsasdf::test::fits_builder::big_endian<std::int32_t>(
+                  lie ? length : static_cast<std::int32_t>(r % 4)) +
+              fitsasdf::test::fits_builder::big_endian<std::int32_t>(lie ? offset : at[r]) +
+              fitsasdf::test::fits_builder::big_endian<std::int32_t>(static_cast<std::int32_t>(r));
+    }
+    std::vector<std::string> cards =
+        table_cards("BINTABLE", 12, 300, static_cast<long long>(heap.size()), 2);
+    for (const auto& c : {text("TTYPE1", "v"), text("TFORM1", "1PJ(3)"), text("TTYPE2", "n"),
+                          text("TFORM2", "1J")}) {
+      cards.push_back(c);
+    }
+    const std::string bytes = hdu(cards, rows + heap);
+    return Bytes(bytes.begin(), bytes.end());
+  };
+  const asdfcore::ErrorContext where{};
+  // Sound: compressed (the rows of tiles hold the heap's arrays too).
+  const Bytes packed = fitsasdf::fits::compress_table(table(301, 0, 0), 0, where);
+  CHECK(std::string(packed.begin(), packed.begin() + 2880).find("ZTABLE  =") !=
+        std::string::npos);
+  const auto refused = [&](std::int32_t length, std::int32_t offset, const std::string& part) {
+    try {
+      fitsasdf::fits::compress_table(table(7, length, offset), 0, where);
+      FAIL("no error");
+    } catch (const asdfcore::Error& e) {
+      INFO(e.what());
+      CHECK(e.code() == asdfcore::ErrorCode::kMalformed);
+      CHECK(std::string(e.what()).find(part) != std::string::npos);
+    }
+  };
+  const std::string row8 = "row 8 of variable-length column 1 declares ";
+  // 2^30 elements: CFITSIO 4.2 allocated 4 GB and half as much again before its read failed.
+  refused(1 << 30, 0, row8 + "1073741824 elements at byte 0 of the heap, outside its");
+  refused(3, static_cast<std::int32_t>(heap.size()) - 8, row8 + "3 elements at byte");
+  refused(1, -100, row8 + "1 elements at byte 4294967196");  // CFITSIO reads P offsets unsigned
+  refused(-2, 0, row8 + "4294967294 elements");  // and lengths
+}
