@@ -584,6 +584,27 @@ def tiled_image_hdu(algorithm, tiles, extra=(), element="B"):
     return header(cards + list(extra)), pad(rows + heap)
 
 
+def raw_tiles_hdu(count=10):
+    """A tile-compressed 10 x 10 int16 image (GZIP_1, one tile a row) whose tiles CFITSIO could
+    not compress, kept as they are in an UNCOMPRESSED_DATA column (as fpack wrote until 2011):
+    each COMPRESSED_DATA descriptor is empty. Row 3's UNCOMPRESSED_DATA descriptor declares
+    `count` values (10 is right; its heap holds that many)."""
+    rows, heap = b"", b""
+    for r in range(10):
+        n = count if r == 2 else 10
+        rows += struct.pack(">ii", 0, 0) + struct.pack(">ii", n, len(heap))
+        heap += b"".join(struct.pack(">h", 100 * r + c % 10) for c in range(n))
+    cards = [card("XTENSION", "'BINTABLE'"), card("BITPIX", "8"), card("NAXIS", "2"),
+             card("NAXIS1", "16"), card("NAXIS2", "10"), card("PCOUNT", str(len(heap))),
+             card("GCOUNT", "1"), card("TFIELDS", "2"), card("TTYPE1", "'COMPRESSED_DATA'"),
+             card("TFORM1", "'1PB(0)'"), card("TTYPE2", "'UNCOMPRESSED_DATA'"),
+             card("TFORM2", "'1PI(%d)'" % max(count, 10)), card("ZIMAGE", "T"),
+             card("ZBITPIX", "16"), card("ZNAXIS", "2"), card("ZNAXIS1", "10"),
+             card("ZNAXIS2", "10"), card("ZTILE1", "10"), card("ZTILE2", "1"),
+             card("ZCMPTYPE", "'GZIP_1'")]
+    return header(cards), pad(rows + heap)
+
+
 def ztable_hdu(ztilelen="5", naxis2=None, extra=(), zform="'J'", znaxis1="4", zctyp="'GZIP_1'"):
     """A tile-compressed table of 10 rows of one J column (37 * row - 4000), GZIP_1, 5 rows a
     tile, as fpack -table writes it; `ztilelen`, `naxis2` (rows of tiles), `zform` and `znaxis1`
@@ -811,6 +832,17 @@ def fits_cases():
     case("fits_ztable_zform_garbage", "TFORM garbage",
          {"in.fits": fits(prim, ztable_hdu(zform="'9Z'"))}, [fail(2, "malformed")],
          "ZFORM1 = '9Z' (fuzz finding 27: CFITSIO goes on past a ZFORMn it cannot read)")
+    # A tile kept in UNCOMPRESSED_DATA: CFITSIO reads as many values as its descriptor says into
+    # its buffer for the tile's pixels.
+    case("fits_raw_tiles_base", "valid variant", {"in.fits": fits(prim, raw_tiles_hdu())},
+         [ok()], "a compressed image whose tiles are all kept in UNCOMPRESSED_DATA converts")
+    case("fits_raw_tile_too_long", "CFITSIO writes out of bounds",
+         {"in.fits": fits(prim, raw_tiles_hdu(count=200))}, [fail(2, "compression")],
+         "tile 3's UNCOMPRESSED_DATA holds 200 values for a tile of 10 pixels (CFITSIO 4.2: "
+         "SIGSEGV)")
+    case("fits_raw_tile_short", "CFITSIO leaves pixels unset",
+         {"in.fits": fits(prim, raw_tiles_hdu(count=9))}, [fail(2, "compression")],
+         "tile 3's UNCOMPRESSED_DATA holds 9 values for a tile of 10 pixels")
     # CFITSIO inflates every column but an I, J or B one of RICE_1, GZIP_2 when ZCTYPn is
     # missing, into its buffer for the tile; a longer stream made it reallocate that buffer (or a
     # pointer inside it: glibc aborts).
@@ -1064,7 +1096,7 @@ GROUPS = [  # (group, name prefixes), the first match wins
     ("asdf-blocks", ("asdf_",)),
     ("fits-table", ("fits_tform_", "fits_ztable_", "fits_naxis1_vs", "fits_tfields_", "fits_tdim_", "fits_heap_",
                     "fits_q_", "fits_theap_", "fits_pcount_", "fits_ascii_", "fits_zimage_", "fits_asdf_",
-                    "fits_bzip2_",
+                    "fits_bzip2_", "fits_raw_",
                     "fits_gzip_")),
     ("fits-header", ("fits_",)),
     ("io", ("io_",)),

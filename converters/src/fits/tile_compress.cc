@@ -34,15 +34,21 @@ int compression_code(const std::string& type, const asdfcore::ErrorContext& wher
 /// Bytes of `count` elements of a variable-length column of CFITSIO type code `type` (positive).
 std::uint64_t array_bytes(int type, std::uint64_t count) {
   switch (type) {
-    case TBIT: return (count + 7) / 8;
-    case TSHORT: return count * 2;
+    case TBIT:
+      return (count + 7) / 8;
+    case TSHORT:
+      return count * 2;
     case TLONG:
-    case TFLOAT: return count * 4;
+    case TFLOAT:
+      return count * 4;
     case TLONGLONG:
     case TDOUBLE:
-    case TCOMPLEX: return count * 8;
-    case TDBLCOMPLEX: return count * 16;
-    default: return count;  // B, L, A and the like: a byte each
+    case TCOMPLEX:
+      return count * 8;
+    case TDBLCOMPLEX:
+      return count * 16;
+    default:
+      return count;  // B, L, A and the like: a byte each
   }
 }
 
@@ -60,7 +66,7 @@ void check_descriptors(fitsfile* f, const asdfcore::ErrorContext& where) {
   check_status(status, "CFITSIO cannot read the table to compress", where);
   const LONGLONG row_bytes = f->Fptr->rowlength;
   const LONGLONG heap_end = row_bytes * rows + f->Fptr->heapsize;  // PCOUNT past the rows
-  const LONGLONG heap = heap_end - f->Fptr->heapstart;               // THEAP may move its start
+  const LONGLONG heap = heap_end - f->Fptr->heapstart;             // THEAP may move its start
   for (int column = 1; column <= columns; ++column) {
     int type = 0;
     LONGLONG repeat = 0, width = 0;
@@ -84,8 +90,9 @@ void check_descriptors(fitsfile* f, const asdfcore::ErrorContext& where) {
         throw Error(ErrorCode::kMalformed,
                     "row " + std::to_string(row) + " of variable-length column " +
                         std::to_string(column) + " declares " + std::to_string(length) +
-                        " elements at byte " + std::to_string(offset) + " of the heap, outside its " +
-                        std::to_string(std::max<LONGLONG>(heap, 0)) + " bytes",
+                        " elements at byte " + std::to_string(offset) +
+                        " of the heap, outside its " + std::to_string(std::max<LONGLONG>(heap, 0)) +
+                        " bytes",
                     where);
       }
     }

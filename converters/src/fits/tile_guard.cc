@@ -191,6 +191,7 @@ void check_image_tiles(fitsfile* in, const asdfcore::ErrorContext& where) {
   }
   const int compressed = state.cn_compressed;
   const int gzip_column = state.cn_gzip_data > 0 ? state.cn_gzip_data : 0;
+  const int raw_column = state.cn_uncompressed > 0 ? state.cn_uncompressed : 0;
   int status = 0;
   long rows = 0;
   fits_get_num_rows(in, &rows, &status);
@@ -248,7 +249,24 @@ void check_image_tiles(fitsfile* in, const asdfcore::ErrorContext& where) {
       }
       continue;
     }
-    // A tile CFITSIO could not compress with the algorithm (a float tile kept without loss).
+    // A tile CFITSIO could not compress with the algorithm: kept as it is in UNCOMPRESSED_DATA
+    // (fpack until 2011), which CFITSIO looks in first, or gzipped in GZIP_COMPRESSED_DATA (a
+    // float tile kept without loss).
+    if (raw_column != 0) {
+      // CFITSIO reads as many values as the descriptor says into its buffer for the tile's
+      // pixels: more overran it (SIGSEGV, glibc aborting), fewer left pixels unset.
+      LONGLONG count = 0, offset = 0;
+      fits_read_descriptll(in, raw_column, row, &count, &offset, &status);
+      check_status(status,
+                   "cannot read the UNCOMPRESSED_DATA descriptor of tile " + std::to_string(row) +
+                       " of the compressed image",
+                   where);
+      if (count < 0 || static_cast<std::uint64_t>(count) != nx) {
+        refuse(row, "its UNCOMPRESSED_DATA holds " + std::to_string(count) + " values for its " +
+                        std::to_string(nx) + " pixels");
+      }
+      continue;
+    }
     if (gzip_column == 0) continue;
     read_tile(in, gzip_column, row, true, bytes, where);
     if (!bytes.empty()) {
@@ -316,8 +334,7 @@ std::vector<ColumnForm> column_forms(fitsfile* in, long columns,
     // columns out with widths other than their rows' and writes past its buffers (fpack's own
     // tables with a PA, QA, PM or QM column: glibc aborts funpack too), or, for a fixed M column,
     // reads the compressed arrays' sizes and places from memory it never set.
-    if (c.type == TDBLCOMPLEX || c.type == -TDBLCOMPLEX || c.type == -TSTRING ||
-        c.type == -TBIT) {
+    if (c.type == TDBLCOMPLEX || c.type == -TDBLCOMPLEX || c.type == -TSTRING || c.type == -TBIT) {
       throw Error(ErrorCode::kCompression,
                   "CFITSIO 4.2 cannot decompress a compressed table with column " +
                       std::to_string(n) + " of ZFORM" + std::to_string(n) + " = '" + form +

@@ -1,6 +1,7 @@
 #pragma once
-// A guard in front of CFITSIO's tile decoders for tile-compressed images. Each tile is checked
-// before CFITSIO decompresses the image, and a tile CFITSIO would mishandle is refused:
+// A guard in front of CFITSIO's tile decoders for tile-compressed images and tables. Each tile
+// is checked before CFITSIO decompresses the HDU, and a tile CFITSIO would mishandle is refused
+// (for tables, see check_table_tiles below):
 // - RICE_1: a damaged bit stream makes CFITSIO 4.2's decoder read past the tile (rice_guard.h).
 // - GZIP_1 and GZIP_2 (and the GZIP_COMPRESSED_DATA column, where a float tile compressed without
 //   loss is kept whatever the algorithm): CFITSIO 4.2's uncompress2mem_from_mem grows its output

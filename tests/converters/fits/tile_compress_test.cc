@@ -180,7 +180,8 @@ TEST_CASE("a table to compress must keep its variable-length arrays inside its h
   std::vector<std::int32_t> at;
   for (int r = 0; r < 300; ++r) {
     at.push_back(static_cast<std::int32_t>(heap.size()));
-    for (int i = 0; i < r % 4; ++i) heap += fitsasdf::test::fits_builder::big_endian<std::int32_t>(r + i);
+    for (int i = 0; i < r % 4; ++i)
+      heap += fitsasdf::test::fits_builder::big_endian<std::int32_t>(r + i);
   }
   const auto table = [&](std::size_t row, std::int32_t length, std::int32_t offset) {
     std::string rows;
@@ -203,8 +204,7 @@ TEST_CASE("a table to compress must keep its variable-length arrays inside its h
   const asdfcore::ErrorContext where{};
   // Sound: compressed (the rows of tiles hold the heap's arrays too).
   const Bytes packed = fitsasdf::fits::compress_table(table(301, 0, 0), 0, where);
-  CHECK(std::string(packed.begin(), packed.begin() + 2880).find("ZTABLE  =") !=
-        std::string::npos);
+  CHECK(std::string(packed.begin(), packed.begin() + 2880).find("ZTABLE  =") != std::string::npos);
   const auto refused = [&](std::int32_t length, std::int32_t offset, const std::string& part) {
     try {
       fitsasdf::fits::compress_table(table(7, length, offset), 0, where);
@@ -220,5 +220,5 @@ TEST_CASE("a table to compress must keep its variable-length arrays inside its h
   refused(1 << 30, 0, row8 + "1073741824 elements at byte 0 of the heap, outside its");
   refused(3, static_cast<std::int32_t>(heap.size()) - 8, row8 + "3 elements at byte");
   refused(1, -100, row8 + "1 elements at byte 4294967196");  // CFITSIO reads P offsets unsigned
-  refused(-2, 0, row8 + "4294967294 elements");  // and lengths
+  refused(-2, 0, row8 + "4294967294 elements");              // and lengths
 }

@@ -480,11 +480,11 @@ TEST_CASE("compressed tables: CFITSIO's decoder for each column, and variable-le
             big_endian<std::int64_t>(at_d[r] + static_cast<std::int64_t>(heap_j.size()));
     rows += big_endian<std::int32_t>(-static_cast<std::int32_t>(r));
   }
-  const std::string fz = fpacked_table(
-      dir, 28, 400, 3,
-      {text("TTYPE1", "j"), text("TFORM1", "1PJ(4)"), text("TTYPE2", "d"),
-       text("TFORM2", "1QD(2)"), text("TTYPE3", "n"), text("TFORM3", "1J")},
-      rows, heap_j + heap_d);
+  const std::string fz =
+      fpacked_table(dir, 28, 400, 3,
+                    {text("TTYPE1", "j"), text("TFORM1", "1PJ(4)"), text("TTYPE2", "d"),
+                     text("TFORM2", "1QD(2)"), text("TTYPE3", "n"), text("TFORM3", "1J")},
+                    rows, heap_j + heap_d);
   REQUIRE(fz.find("ZCTYP1  = 'RICE_1") != std::string::npos);
   REQUIRE(fz.find("ZCTYP2  = 'GZIP_2") != std::string::npos);
   CHECK(convert(dir, fz).hdus.size() == 2);
@@ -511,9 +511,11 @@ TEST_CASE("compressed tables: CFITSIO's decoder for each column, and variable-le
                  "tile 1 of column 1 of the RICE_1-compressed table is damaged: it inflates to "
                  "9592 bytes, not the 9600 of its rows");
   // Column 2 (GZIP_2): row 3's compressed array 3 bytes short.
-  expect_refused(dir, retiled(fz, 3, 2, [&](Bytes& t) {
-                   write_be(t, 400 * 16 + 2 * 16, read_be(t, 400 * 16 + 2 * 16, 8) - 3, 8);
-                 }),
+  expect_refused(dir,
+                 retiled(fz, 3, 2,
+                         [&](Bytes& t) {
+                           write_be(t, 400 * 16 + 2 * 16, read_be(t, 400 * 16 + 2 * 16, 8) - 3, 8);
+                         }),
                  "row 3 of the compressed table's variable-length column 2 is damaged");
 
   // fpack's table of a 3E and a 1E column (GZIP_2 both) with the forms swapped: column 1's tile
@@ -524,15 +526,15 @@ TEST_CASE("compressed tables: CFITSIO's decoder for each column, and variable-le
   for (int r = 0; r < 400; ++r) {
     for (int i = 0; i < 4; ++i) floats += big_endian<float>(static_cast<float>(r * 2 + i) * 0.25f);
   }
-  const std::string ef = fpacked_table(dir, 16, 400, 2,
-                                       {text("TTYPE1", "a"), text("TFORM1", "3E"),
-                                        text("TTYPE2", "b"), text("TFORM2", "1E")},
-                                       floats, "");
+  const std::string ef = fpacked_table(
+      dir, 16, 400, 2,
+      {text("TTYPE1", "a"), text("TFORM1", "3E"), text("TTYPE2", "b"), text("TFORM2", "1E")},
+      floats, "");
   REQUIRE(ef.find("ZCTYP1  = 'GZIP_2") != std::string::npos);
   CHECK(convert(dir, ef).hdus.size() == 2);
   const std::string swapped = fitsasdf::test::fits_builder::replace(
-      fitsasdf::test::fits_builder::replace(ef, "ZFORM1  = '3E", "ZFORM1  = '1E"),
-      "ZFORM2  = '1E", "ZFORM2  = '3E");
+      fitsasdf::test::fits_builder::replace(ef, "ZFORM1  = '3E", "ZFORM1  = '1E"), "ZFORM2  = '1E",
+      "ZFORM2  = '3E");
   expect_refused(dir, fitsasdf::test::fits_builder::replace(swapped, "ZCTYP1  =", "XCTYP1  ="),
                  "tile 1 of column 1 of the GZIP_2-compressed table is damaged: it inflates past "
                  "the 1600 bytes");
@@ -554,8 +556,8 @@ TEST_CASE("compressed tables CFITSIO 4.2 cannot decompress are refused, not deco
             big_endian<std::int32_t>(static_cast<std::int32_t>(heap.size()));
     heap += std::string(static_cast<std::size_t>(r % 6), static_cast<char>('a' + r % 26));
   }
-  const std::string pa = fpacked_table(dir, 8, 400, 1, {text("TTYPE1", "s"), text("TFORM1", "1PA(5)")},
-                                       rows, heap);
+  const std::string pa =
+      fpacked_table(dir, 8, 400, 1, {text("TTYPE1", "s"), text("TFORM1", "1PA(5)")}, rows, heap);
   expect_refused(dir, pa,
                  "CFITSIO 4.2 cannot decompress a compressed table with column 1 of ZFORM1 = "
                  "'1PA(5)'");
@@ -564,4 +566,37 @@ TEST_CASE("compressed tables CFITSIO 4.2 cannot decompress are refused, not deco
   const std::string m =
       fpacked_table(dir, 16, 400, 1, {text("TTYPE1", "z"), text("TFORM1", "1M")}, complex, "");
   expect_refused(dir, m, "column 1 of ZFORM1 = '1M' (an M column");
+}
+
+TEST_CASE("tiles kept in UNCOMPRESSED_DATA must hold their tile's pixels", "[tile_guard][error]") {
+  fitsasdf::test::TempDir dir;
+  // A GZIP_1 10 x 10 int16 image, one tile a row, every tile kept as it is in UNCOMPRESSED_DATA
+  // (fpack until 2011); tile 3's descriptor declares `count` values.
+  const auto image = [](std::int32_t count) {
+    std::string rows, heap;
+    for (int r = 0; r < 10; ++r) {
+      const std::int32_t n = r == 2 ? count : 10;
+      rows += big_endian<std::int32_t>(0) + big_endian<std::int32_t>(0) + big_endian(n) +
+              big_endian<std::int32_t>(static_cast<std::int32_t>(heap.size()));
+      for (int c = 0; c < n; ++c)
+        heap += big_endian<std::int16_t>(static_cast<std::int16_t>(100 * r + c % 10));
+    }
+    std::vector<std::string> cards =
+        table_cards("BINTABLE", 16, 10, static_cast<long long>(heap.size()), 2);
+    for (const auto& c :
+         {text("TTYPE1", "COMPRESSED_DATA"), text("TFORM1", "1PB(0)"),
+          text("TTYPE2", "UNCOMPRESSED_DATA"),
+          text("TFORM2", "1PI(" + std::to_string(std::max(count, 10)) + ")"), card("ZIMAGE", "T"),
+          num("ZBITPIX", 16), num("ZNAXIS", 2), num("ZNAXIS1", 10), num("ZNAXIS2", 10),
+          num("ZTILE1", 10), num("ZTILE2", 1), text("ZCMPTYPE", "GZIP_1")}) {
+      cards.push_back(c);
+    }
+    return empty_primary() + hdu(cards, rows + heap);
+  };
+  CHECK(convert(dir, image(10)).hdus.size() == 2);
+  // CFITSIO 4.2 reads that many values into its buffer for the tile: 200 overran it (SIGSEGV).
+  expect_refused(dir, image(200),
+                 "tile 3 of the GZIP_1-compressed image is damaged: its UNCOMPRESSED_DATA holds "
+                 "200 values for its 10 pixels");
+  expect_refused(dir, image(9), "holds 9 values for its 10 pixels");
 }
