@@ -180,6 +180,18 @@ void check_image_tiles(fitsfile* in, const asdfcore::ErrorContext& where) {
                     " pixels",
                 where);
   }
+  // A dithered float image takes tile n's offsets from CFITSIO's table of 10,000 random values,
+  // starting at entry (n + ZDITHER0 - 2) mod 10,000 of it, in int arithmetic: a ZDITHER0 below 1
+  // makes that index negative (values read from before the table), one near 2^31 overflows it
+  // (SIGSEGV). The convention allows 1 to 10,000.
+  const bool dithered = state.quantize_method == SUBTRACTIVE_DITHER_1 ||
+                        state.quantize_method == SUBTRACTIVE_DITHER_2;
+  if (state.zbitpix < 0 && dithered && (state.dither_seed < 1 || state.dither_seed > 10000)) {
+    throw Error(ErrorCode::kMalformed,
+                "the dithered float image's ZDITHER0 = " + std::to_string(state.dither_seed) +
+                    " is outside 1 to 10000",
+                where);
+  }
   const int naxis = state.zndim;
   if (naxis < 1 || naxis > MAX_COMPRESS_DIM) return;  // CFITSIO refuses these itself
   std::vector<long> axes(static_cast<std::size_t>(naxis));

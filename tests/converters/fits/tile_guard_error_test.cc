@@ -600,3 +600,39 @@ TEST_CASE("tiles kept in UNCOMPRESSED_DATA must hold their tile's pixels", "[til
                  "200 values for its 10 pixels");
   expect_refused(dir, image(9), "holds 9 values for its 10 pixels");
 }
+
+TEST_CASE("a dithered float image needs a ZDITHER0 from 1 to 10000", "[tile_guard][error]") {
+  fitsasdf::test::TempDir dir;
+  // A float image fpack quantizes with subtractive dithering (its default for floats).
+  std::string pixels;
+  for (int i = 0; i < 64 * 48; ++i) pixels += big_endian<float>(static_cast<float>(i % 97) * 0.37f);
+  const fs::path plain = dir / "float.fits";
+  std::ofstream(plain, std::ios::binary)
+      << hdu({card("SIMPLE", "T"), num("BITPIX", -32), num("NAXIS", 2), num("NAXIS1", 64),
+              num("NAXIS2", 48)},
+             pixels);
+  const fs::path packed = dir / "float.fits.fz";
+  const auto r = fitsasdf::test::run({"fpack", "-O", packed.string(), plain.string()});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const std::string fz = fitsasdf::test::fits_builder::read(packed);
+  REQUIRE(fz.find("ZQUANTIZ= 'SUBTRACTIVE_DITHER_1'") != std::string::npos);
+  const std::size_t at = fz.find("ZDITHER0=");
+  REQUIRE(at != std::string::npos);
+  const auto with_seed = [&](long long seed) {
+    std::string bytes = fz;
+    bytes.replace(at, 80, num("ZDITHER0", seed));
+    return bytes;
+  };
+  CHECK(convert(dir, with_seed(1)).hdus.size() == 2);
+  CHECK(convert(dir, with_seed(10000)).hdus.size() == 2);
+  // CFITSIO 4.2 indexes its table of 10,000 random values with (tile + ZDITHER0 - 2) mod 10,000
+  // in int arithmetic: 2^31 - 1 overflowed it (SIGSEGV), 0 and below read before the table.
+  for (const long long seed : {0LL, -5LL, 10001LL, 2147483647LL}) {
+    INFO(seed);
+    expect_refused(
+        dir, with_seed(seed),
+        "the dithered float image's ZDITHER0 = " + std::to_string(seed) + " is outside 1 to 10000",
+        ErrorCode::kMalformed);
+  }
+}
