@@ -928,7 +928,10 @@ def fits_cases():
              "message overflows its buffer (glibc aborts; finding 24)"),
             ("ztile2_duplicate_text", {"extra": [card("ZTILE2", "'BYTEPIX'")]},
              "a second ZTILE2 = 'BYTEPIX' after ZTILE2 = 1: CFITSIO is left with a tile of 0 rows "
-             "(fuzz finding 15)")]:
+             "(fuzz finding 15)"),
+            ("block_logical_false", {"zval1": "FILENAME="},
+             "ZVAL1 = FILENAME= (unquoted): CFITSIO reads any unquoted value starting with F as "
+             "the logical false, a block size of 0 (fuzz finding 35)")]:
         case("fits_rice_" + name, "CFITSIO divides by 0 or aborts",
              {"in.fits": fits(rice_empty_primary, rice_image_hdu(**kwargs))},
              [fail(2, "malformed"), run(["verify", "{in}"], 2, "malformed")],
@@ -940,6 +943,14 @@ def fits_cases():
          {"in.fits": fits(rice_empty_primary, late)},
          [fail(2, "malformed"), run(["verify", "{in}"], 2, "malformed")],
          "the card 'ZVAL1    =0' ('=' in column 10): CFITSIO reads a block size of 0")
+    # With no ZTILE1 CFITSIO takes the first axis's length as the tile's (fuzz finding 34).
+    no_tile = rice_image_hdu()
+    no_tile = (no_tile[0].replace(card("ZTILE1", "10"), card("COMMENT")).replace(
+        card("ZNAXIS1", "10"), card("ZNAXIS1", "0")), no_tile[1])
+    case("fits_rice_no_ztile1_axis_zero", "CFITSIO divides by 0 or aborts",
+         {"in.fits": fits(rice_empty_primary, no_tile)},
+         [fail(2, "malformed"), run(["verify", "{in}"], 2, "malformed")],
+         "ZNAXIS1 = 0 and no ZTILE1: CFITSIO takes a tile of 0 pixels and divides by it")
     # The same behind an image extension and a table (the walk skips their data), and gzipped
     # (the walk reads what CFITSIO decompressed).
     behind = fits(image_hdu(), image_hdu(primary=False), table_hdu(),

@@ -29,6 +29,7 @@ struct Card {
   std::string value;  ///< A string's text without its quotes; otherwise the field before any '/'.
   std::uint64_t offset = 0;
   std::size_t written = 0;  ///< Characters of the value as written (a string with its quotes).
+  bool quoted = false;      ///< Written as a string.
 };
 
 /// The cards of the keywords the walk needs, by name, every one in header order (CFITSIO's
@@ -122,7 +123,7 @@ std::optional<Card> value_of(std::string_view card, std::uint64_t offset) {
     }
   }
   const std::size_t written = std::min(k + 1, card.size()) - start;  // through the closing quote
-  return Card{trimmed(text), offset, written};
+  return Card{trimmed(text), offset, written, true};
 }
 
 /// `text` read the way CFITSIO reads an integer keyword: a number (a quoted one too, and D
@@ -139,10 +140,20 @@ std::optional<long long> as_integer(std::string text, double limit) {
   return static_cast<long long>(value);
 }
 
+/// `card`'s value read the way CFITSIO reads an integer keyword (ffc2j): an unquoted value that
+/// starts with T or F is a logical, 1 or 0 whatever follows ("FILENAME=" is 0: fuzz finding
+/// 35); anything else as `as_integer` reads it.
+std::optional<long long> as_integer(const Card& card, double limit) {
+  if (!card.quoted && !card.value.empty() && (card.value[0] == 'T' || card.value[0] == 'F')) {
+    return card.value[0] == 'T' ? 1 : 0;
+  }
+  return as_integer(card.value, limit);
+}
+
 std::optional<long long> integer(const Keywords& k, std::string_view name, double limit) {
   const auto it = k.lower_bound(name);
   if (it == k.end() || it->first != name) return std::nullopt;
-  return as_integer(it->second.value, limit);
+  return as_integer(it->second, limit);
 }
 
 constexpr double kIntLimit = 2147483648.0;  // CFITSIO reads ZTILEn and ZVALn as int
@@ -243,8 +254,8 @@ bool decoding_keyword(std::string_view keyword) {
 
 /// Whether two values of a keyword read the same to CFITSIO: the same text (a string's case
 /// aside, as CFITSIO compares the algorithm names), or the same integer written two ways.
-bool same_value(const std::string& a, const std::string& b) {
-  if (same_text(a, b)) return true;
+bool same_value(const Card& a, const Card& b) {
+  if (same_text(a.value, b.value)) return true;
   const auto x = as_integer(a, kLongLimit);
   const auto y = as_integer(b, kLongLimit);
   return x && y && *x == *y;
@@ -262,7 +273,7 @@ long declared_columns(const Keywords& k) {
   long most = 0;
   const auto [first, last] = k.equal_range("TFIELDS");
   for (auto it = first; it != last; ++it) {
-    if (const auto n = as_integer(it->second.value, kIntLimit))
+    if (const auto n = as_integer(it->second, kIntLimit))
       most = std::max(most, static_cast<long>(*n));
   }
   return most;
@@ -305,7 +316,7 @@ void check_header(const Keywords& k, const std::vector<NameCard>& names, int hdu
     const auto last = k.upper_bound(it->first);
     if (decoding_keyword(it->first)) {
       for (auto other = std::next(it); other != last; ++other) {
-        if (!same_value(it->second.value, other->second.value)) {
+        if (!same_value(it->second, other->second)) {
           refuse(other->second.offset,
                  "the tile-compressed HDU gives " + it->first + " twice, as " +
                      printable(it->second.value) + " and as " + printable(other->second.value) +
@@ -319,7 +330,7 @@ void check_header(const Keywords& k, const std::vector<NameCard>& names, int hdu
   // characters of the value to 52 in an 81-byte buffer: from 29 characters on, glibc's
   // overflow check aborts the process.
   for (const auto& [name, card] : k) {
-    if (read_as_integer(name) && card.written >= 29 && !as_integer(card.value, kLongLimit)) {
+    if (read_as_integer(name) && card.written >= 29 && !as_integer(card, kLongLimit)) {
       refuse(card.offset,
              "the tile-compressed HDU's " + name + " = " + printable(card.value) +
                  " is not an integer (CFITSIO 4.2 would abort the process reporting it)");
@@ -328,7 +339,7 @@ void check_header(const Keywords& k, const std::vector<NameCard>& names, int hdu
   if (!image) return;
   for (const auto& [name, card] : k) {
     if (!name.starts_with("ZTILE")) continue;
-    const auto length = as_integer(card.value, kIntLimit);
+    const auto length = as_integer(card, kIntLimit);
     if (length == 0) {
       refuse(card.offset,
              "the tile-compressed image declares " + name + " = " + printable(card.value) +
@@ -342,13 +353,20 @@ void check_header(const Keywords& k, const std::vector<NameCard>& names, int hdu
                  ", which is not a tile length (CFITSIO could divide by 0 reading it)");
     }
   }
+  // With no ZTILE1 card CFITSIO takes the first axis's length as the tile's, so an axis of 0
+  // pixels makes a tile it divides by (fuzz finding 34). Other axes default to tiles of 1.
+  if (k.find("ZTILE1") == k.end() && integer(k, "ZNAXIS1", kLongLimit) == 0) {
+    refuse(k.find("ZNAXIS1")->second.offset,
+           "the tile-compressed image has no ZTILE1 and ZNAXIS1 = 0: CFITSIO would take a tile "
+           "of 0 pixels and divide by it");
+  }
   if (!any_is(k, "ZCMPTYPE", {"RICE_1", "RICE_ONE"})) return;
   // CFITSIO takes ZVAL1 as the block size (32 when absent; ZVAL2 instead when ZVAL1 is below 16
   // and ZVAL2 above 8, an old writer's swapped order, which a ZVAL1 of 0 cannot be in a sound
   // header: it would be the bytes per pixel).
   const auto [first, last] = k.equal_range("ZVAL1");
   for (auto it = first; it != last; ++it) {
-    if (as_integer(it->second.value, kIntLimit) == 0) {
+    if (as_integer(it->second, kIntLimit) == 0) {
       refuse(it->second.offset,
              "the RICE_1-compressed image declares ZVAL1 = " + printable(it->second.value) +
                  ": a block of 0 pixels, which CFITSIO would divide by");

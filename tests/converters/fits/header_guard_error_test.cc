@@ -170,14 +170,14 @@ TEST_CASE("a table whose column name CFITSIO would copy past its field is refuse
 
 TEST_CASE("the fuzzers' headers that ended the process inside CFITSIO are refused",
           "[header_guard][error]") {
-  // Findings 7, 8, 9, 18, 21, 23 and 24 of tests/fuzz/README.md.
+  // Findings 7, 8, 9, 18, 21, 23, 24, 34 and 35 of tests/fuzz/README.md.
   const std::filesystem::path dir = std::filesystem::path(FITSASDF_TEST_DATA_DIR) / ".." / "fuzz" /
                                     "regressions" / "fits_to_asdf";
   fitsasdf::test::TempDir out;
   for (const char* name :
        {"ztile-zero", "zval1-unconvertible-long-value", "ttype-unquoted-70-chars",
         "zval1-zero-then-text", "znaxis-duplicate-plio-descriptor", "ttype-after-indented-end",
-        "compressed-blank-30-chars"}) {
+        "compressed-blank-30-chars", "no-ztile1-znaxis1-zero", "zval1-logical-false"}) {
     INFO(name);
     REQUIRE(std::filesystem::exists(dir / name));
     try {
