@@ -38,10 +38,11 @@ enum class Decoder { kRice, kGzip, kHcompress, kPlio, kUnchecked };
 
 /// The `length` bytes at `offset` in the heap of `in`'s current HDU, as stored (a column's TSCALn
 /// and TZEROn, kept on a compressed table's columns, do not apply to them). Throws (`what`, then
-/// why) when they lie outside the file or CFITSIO cannot read them.
+/// why) when they lie outside the file or CFITSIO cannot read them. Without `want_bytes`, only
+/// checks that they lie inside the file (`bytes` is left as it is).
 void read_heap_bytes(fitsfile* in, LONGLONG offset, LONGLONG length,
                      std::vector<std::uint8_t>& bytes, const std::string& what,
-                     const asdfcore::ErrorContext& where) {
+                     const asdfcore::ErrorContext& where, bool want_bytes = true) {
   int status = 0;
   LONGLONG head = 0, data = 0, end = 0;
   fits_get_hduaddrll(in, &head, &data, &end, &status);
@@ -51,6 +52,7 @@ void read_heap_bytes(fitsfile* in, LONGLONG offset, LONGLONG length,
                       heap > size || data + heap + offset > size - length)) {
     throw Error(ErrorCode::kTruncated, what + ": its bytes lie past the end of the file", where);
   }
+  if (!want_bytes) return;
   bytes.resize(static_cast<std::size_t>(length));
   ffmbyt(in, data + heap + offset, 0 /* report EOF */, &status);
   ffgbyt(in, length, bytes.data(), &status);
@@ -426,9 +428,11 @@ void check_variable_arrays(fitsfile* in, const ColumnForm& c, bool rice,
                       std::to_string(heap_size) + " bytes (ZPCOUNT)",
                   where);
     }
+    // An array stored as it is (as long as its descriptor says) CFITSIO copies: not read here.
+    const bool stored = static_cast<std::uint64_t>(packed_bytes) == size;
     read_heap_bytes(in, packed_at, packed_bytes, packed,
-                    "cannot read the compressed array of " + row, where);
-    if (static_cast<std::uint64_t>(packed_bytes) == size) continue;  // stored as it is
+                    "cannot read the compressed array of " + row, where, !stored);
+    if (stored) continue;
     const auto refuse = [&](const std::string& what) {
       throw Error(ErrorCode::kCompression, row + " is damaged: " + what, where);
     };
