@@ -73,6 +73,27 @@ TEST_CASE("a tile-compressed table of 2^40 rows is refused before it is allocate
   CHECK(convert_error(image_primary() + z).code() == ErrorCode::kLimit);
 }
 
+TEST_CASE("a compressed table's tile is measured as CFITSIO lays it out, descriptor pairs too") {
+  // 1000 rows of one 8-byte PJ descriptor: 8,000 bytes of rows, inside a limit of 10,000, but
+  // CFITSIO's column-major tile buffer adds a 16-byte pair a row (24,000 bytes).
+  const std::string z =
+      hdu({text("XTENSION", "BINTABLE"), num("BITPIX", 8), num("NAXIS", 2), num("NAXIS1", 8),
+           num("NAXIS2", 1), num("PCOUNT", 0), num("GCOUNT", 1), num("TFIELDS", 1),
+           text("TFORM1", "1PB"), text("TTYPE1", "A"), card("ZTABLE", "T"), num("ZNAXIS1", 8),
+           num("ZNAXIS2", 1000), num("ZPCOUNT", 0), text("ZFORM1", "1PJ"), text("ZCTYP1", "GZIP_2"),
+           num("ZTILELEN", 1000)},
+          std::string(8, '\0'));
+  fitsasdf::ConvertOptions options;
+  options.limits.max_memory = 10000;
+  const asdfcore::Error e = convert_error(image_primary() + z, options);
+  CHECK(e.code() == ErrorCode::kLimit);
+  CHECK(e.context().hdu == 2);
+  CHECK_THAT(e.message(), Catch::Contains("1000 rows of 24 bytes"));
+  // With room for that buffer, the same header goes on to the tiles (its one tile is empty).
+  options.limits.max_memory = 24000;
+  CHECK(convert_error(image_primary() + z, options).code() == ErrorCode::kCompression);
+}
+
 TEST_CASE("a .gz FITS file that inflates past max_memory is refused while streaming") {
   // 64 MiB of zero pixels, gzipped to about 64 KB; the limit is 16 MiB.
   std::string plain =

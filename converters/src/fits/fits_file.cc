@@ -545,7 +545,8 @@ std::vector<std::uint8_t> FitsFile::decompress_table(int index) const {
   refuse_oversized(static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(row) +
                        static_cast<std::uint64_t>(heap),
                    1, max_memory_, "the decompressed table", where(index));
-  check_table_tiles(in, where(index));  // CFITSIO mishandles damaged gzip and Rice tiles
+  check_table_tiles(in, max_memory_,
+                    where(index));  // CFITSIO mishandles damaged gzip and Rice tiles
   CfitsioHandle out;
   create_memory_file(out, where(index));
   fits_uncompress_table(in, out.f, &status);

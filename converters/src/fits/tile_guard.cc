@@ -458,7 +458,8 @@ void check_variable_arrays(fitsfile* in, const ColumnForm& c, bool rice,
 
 }  // namespace
 
-void check_table_tiles(fitsfile* in, const asdfcore::ErrorContext& where) {
+void check_table_tiles(fitsfile* in, std::uint64_t max_memory,
+                       const asdfcore::ErrorContext& where) {
   const long columns = read_long(in, "TFIELDS", -1);
   const long rows = read_long(in, "ZNAXIS2", -1);
   constexpr long kUnread = std::numeric_limits<long>::min();  // CFITSIO refuses the table itself
@@ -492,6 +493,20 @@ void check_table_tiles(fitsfile* in, const asdfcore::ErrorContext& where) {
                 where);
   }
   const std::vector<ColumnForm> forms = column_forms(in, columns, where);
+  // CFITSIO lays each tile out column by column in one buffer of ZNAXIS1 bytes a row plus a
+  // 16-byte pair a row for every variable-length column (the table's memory check counts
+  // ZNAXIS1 alone): a table of narrow rows with such columns asks for up to three times that.
+  std::uint64_t column_major = 0;
+  for (const ColumnForm& c : forms) column_major += c.row_bytes + (c.type < 0 ? 16 : 0);
+  const auto tile_length = static_cast<std::uint64_t>(std::min(tile_rows, rows));
+  if (rows > 0 && column_major != 0 && tile_length > max_memory / column_major) {
+    throw Error(ErrorCode::kLimit,
+                "a tile of the compressed table (" + std::to_string(tile_length) + " rows of " +
+                    std::to_string(column_major) +
+                    " bytes as CFITSIO lays it out) is larger than the memory limit of " +
+                    std::to_string(max_memory) + " (raise --max-memory to read it)",
+                where);
+  }
   std::vector<std::uint8_t> bytes;
   std::vector<std::uint8_t> inflated;
   for (std::size_t i = 0; i < forms.size(); ++i) {

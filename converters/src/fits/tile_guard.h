@@ -58,7 +58,8 @@ void check_image_tiles(fitsfile* in, const asdfcore::ErrorContext& where);
 /// A variable-length column's arrays must lie inside the decompressed heap (ZPCOUNT) and their
 /// compressed bytes inside the file, and decode to their length. Columns CFITSIO 4.2 lays out
 /// wrongly (M, and variable-length A and X) are refused (compression); widths that do not add
-/// up to ZNAXIS1 and missing or unreadable ZFORMn too (malformed).
-void check_table_tiles(fitsfile* in, const asdfcore::ErrorContext& where);
+/// up to ZNAXIS1 and missing or unreadable ZFORMn too (malformed). A table whose tile CFITSIO
+/// would lay out in a buffer larger than `max_memory` is refused (limit).
+void check_table_tiles(fitsfile* in, std::uint64_t max_memory, const asdfcore::ErrorContext& where);
 
 }  // namespace fitsasdf::fits
