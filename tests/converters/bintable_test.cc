@@ -4,6 +4,7 @@
 // masks, bits, physical values), astropy's own test tables, and a table compressed by fpack.
 // Expected values are astropy 5.2.1's reading of the same bytes.
 #include <cmath>
+#include <complex>
 #include <filesystem>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -14,6 +15,7 @@
 #include "asdfcore/error.h"
 #include "asdfcore/ndarray/ndarray.h"
 #include "fitsasdf/convert.h"
+#include "fitsasdf/to_fits.h"
 #include "support/catch.h"
 #include "support/converted.h"
 #include "support/fits_builder.h"
@@ -508,8 +510,9 @@ TEST_CASE("a table compressed by fpack converts to the same block as the plain t
           "[bintable]") {
   TempDir dir;
   // astropy writes the plain table and prints its reading of some columns; fpack compresses it.
-  // (No C column: CFITSIO 4.2.0 cannot decompress a GZIP_2-compressed C column fpack writes. No
-  // M column: CFITSIO 4.2 decodes one from memory it never set, so such a table is refused, as
+  // The C column is one CFITSIO 4.2 writes unshuffled and names GZIP_2, and cannot decompress
+  // itself (funpack fails on it); it is read as the GZIP_1 it is. (No M column: CFITSIO 4.2
+  // decodes one from memory it never set, so such a table is refused, as
   // tile_guard_error_test.cc shows.)
   const std::string script = R"(
 import json, sys
@@ -524,12 +527,14 @@ cols = [
     fits.Column(name='l', format='L', array=r % 3 == 0),
     fits.Column(name='ui', format='I', bzero=32768, array=(r + 60000).astype(np.uint16)),
     fits.Column(name='x', format='5X', array=np.stack([(r >> k) & 1 == 1 for k in range(5)], 1)),
+    fits.Column(name='c', format='2C', array=np.stack([r + 0.5j * r, -r - 0.25j], 1)),
 ]
 fits.BinTableHDU.from_columns(cols, name='CAT').writeto(sys.argv[1])
 d = fits.open(sys.argv[1])[1].data
 print(json.dumps({'j': d['j'].tolist(), 's': d['s'].tolist(), 'd': d['d'].ravel().tolist(),
                   'l': d['l'].tolist(), 'ui': d['ui'].tolist(),
-                  'x': d['x'].ravel().astype(int).tolist()}))
+                  'x': d['x'].ravel().astype(int).tolist(),
+                  'c': [[float(v.real), float(v.imag)] for v in d['c'].ravel()]}))
 )";
   const fs::path plain = dir / "cat.fits";
   const auto gen =
@@ -541,11 +546,19 @@ print(json.dumps({'j': d['j'].tolist(), 's': d['s'].tolist(), 'd': d['d'].ravel(
   INFO(pack.err);
   REQUIRE(pack.status == 0);
   REQUIRE(fs::exists(dir / "cat.fits.fz"));
+  // fpack names the C column GZIP_2, as the relabelling below expects.
+  const auto header = fitsasdf::test::run(
+      {fitsasdf::test::reference_python(), "-c",
+       "import sys; from astropy.io import fits; print(fits.open(sys.argv[1])[1].header['ZCTYP7'])",
+       (dir / "cat.fits.fz").string()});
+  CHECK(header.out == "GZIP_2\n");
 
   const Converted p = convert_path(dir, plain);
   const Converted z = convert_path(dir, dir / "cat.fits.fz");
   CHECK(z.report.hdus[1].kind == "tile-compressed table");
   CHECK(z.has_note(1, "compressed_header"));
+  CHECK(z.has_note(1, "column 7 is named GZIP_2 (ZCTYP7)"));
+  CHECK_FALSE(z.has_note(1, "column 1 is named"));
   // The header astropy shows for the plain table; the compressed table's cards beside it.
   CHECK(asdfcore::tree::deep_equal(*z.at({"fits", "1", "header"}), *p.at({"fits", "1", "header"})));
   bool ztable = false;
@@ -572,6 +585,36 @@ print(json.dumps({'j': d['j'].tolist(), 's': d['s'].tolist(), 'd': d['d'].ravel(
   for (std::uint8_t b : values<std::uint8_t>(z.column_data("CAT", "x"))) x.push_back(b);
   CHECK(x == expect["x"].get<std::vector<int>>());
   CHECK(z.column("CAT", "d")->get("unit")->as_string() == "m");
+  std::vector<double> c;
+  for (const std::complex<float> v : values<std::complex<float>>(z.column_data("CAT", "c"))) {
+    c.push_back(v.real());
+    c.push_back(v.imag());
+  }
+  std::vector<double> expect_c;
+  for (const auto& pair : expect["c"]) {
+    expect_c.push_back(pair[0].get<double>());
+    expect_c.push_back(pair[1].get<double>());
+  }
+  CHECK(c == expect_c);
+
+  // Back to FITS: CFITSIO compresses the table again as fpack did, byte for byte.
+  fitsasdf::AsdfToFitsOptions back;
+  back.durable = false;
+  fitsasdf::convert_asdf_to_fits((dir / "cat.fits.fz.asdf").string(),
+                                 (dir / "back.fits.fz").string(), back);
+  CHECK(fitsasdf::test::fits_builder::read(dir / "back.fits.fz") ==
+        fitsasdf::test::fits_builder::read(dir / "cat.fits.fz"));
+
+  // Without ZCTYP7, CFITSIO takes GZIP_2 all the same: the column is read as GZIP_1 again.
+  std::string packed = fitsasdf::test::fits_builder::read(dir / "cat.fits.fz");
+  const std::size_t at = packed.find("ZCTYP7  = ");
+  REQUIRE(at != std::string::npos);
+  packed.replace(at, 80, "COMMENT " + std::string(72, ' '));
+  fitsasdf::test::fits_builder::write(dir / "bare.fits", packed);
+  const Converted bare = convert_path(dir, dir / "bare.fits");
+  CHECK(bare.has_note(1, "column 7 is named GZIP_2 (ZCTYP7)"));
+  REQUIRE(bare.block_count() == p.block_count());
+  for (std::size_t b = 0; b < p.block_count(); ++b) CHECK(bare.block(b) == p.block(b));
 }
 
 TEST_CASE("cards that do not fit their column are noted, not fatal", "[bintable]") {

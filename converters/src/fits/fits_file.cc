@@ -520,7 +520,8 @@ asdfcore::io::Buffer FitsFile::decompress_image(int index) const {
   return std::move(hdu.buffer);
 }
 
-std::vector<std::uint8_t> FitsFile::decompress_table(int index) const {
+std::vector<std::uint8_t> FitsFile::decompress_table(int index,
+                                                     std::vector<int>* relabelled) const {
   int status = 0;
   int type = 0;
   fitsfile* in = handle(fptr_);
@@ -545,11 +546,28 @@ std::vector<std::uint8_t> FitsFile::decompress_table(int index) const {
   refuse_oversized(static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(row) +
                        static_cast<std::uint64_t>(heap),
                    1, max_memory_, "the decompressed table", where(index));
-  check_table_tiles(in, max_memory_,
-                    where(index));  // CFITSIO mishandles damaged gzip and Rice tiles
+  // CFITSIO's own GZIP_2 columns it cannot read back are read from a copy that calls them
+  // GZIP_1, which is how they are stored (fpack's C columns).
+  fitsfile* source = in;
+  CfitsioHandle copy;
+  if (const std::vector<int> plain = gzip2_columns_stored_plain(in); !plain.empty()) {
+    create_memory_file(copy, where(index));
+    fits_copy_hdu(in, copy.f, 0, &status);
+    for (const int n : plain) {
+      char gzip1[] = "GZIP_1";
+      fits_update_key(copy.f, TSTRING, ("ZCTYP" + std::to_string(n)).c_str(), gzip1, nullptr,
+                      &status);
+    }
+    check_status(status, "cannot copy the compressed table to relabel its GZIP_2 columns",
+                 where(index));
+    source = copy.f;
+    if (relabelled != nullptr) *relabelled = plain;
+  }
+  // CFITSIO mishandles damaged gzip and Rice tiles.
+  check_table_tiles(source, max_memory_, where(index));
   CfitsioHandle out;
   create_memory_file(out, where(index));
-  fits_uncompress_table(in, out.f, &status);
+  fits_uncompress_table(source, out.f, &status);
   check_status(status, "CFITSIO cannot decompress the tile-compressed table", where(index));
   fits_flush_file(out.f, &status);
   check_status(status, "cannot write the decompressed table", where(index));

@@ -60,8 +60,11 @@ class FitsFile {
   asdfcore::io::Buffer decompress_image(int index) const;
   /// Decompress the tile-compressed table HDU `index` (1-based; ZTABLE = T) with CFITSIO
   /// (`fits_uncompress_table`) and return the bytes of the equivalent binary table HDU: its
-  /// header blocks, then its rows and heap, as CFITSIO writes them.
-  std::vector<std::uint8_t> decompress_table(int index) const;
+  /// header blocks, then its rows and heap, as CFITSIO writes them. Columns CFITSIO names GZIP_2
+  /// but stores unshuffled (`gzip2_columns_stored_plain` in tile_guard.h) are read as the GZIP_1
+  /// they are; their numbers go to `relabelled` when given.
+  std::vector<std::uint8_t> decompress_table(int index,
+                                             std::vector<int>* relabelled = nullptr) const;
 
  private:
   FitsFile() = default;

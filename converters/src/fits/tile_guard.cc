@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -576,6 +577,38 @@ void check_table_tiles(fitsfile* in, std::uint64_t max_memory,
       }
     }
   }
+}
+
+std::vector<int> gzip2_columns_stored_plain(fitsfile* in) {
+  std::vector<int> found;
+  const long columns = read_long(in, "TFIELDS", -1);
+  if (columns < 1 || columns > 999) return found;
+  for (int n = 1; n <= columns; ++n) {
+    const std::string number = std::to_string(n);
+    int status = 0;
+    char form[FLEN_VALUE] = {};
+    fits_read_key(in, TSTRING, ("ZFORM" + number).c_str(), form, nullptr, &status);
+    char algorithm[FLEN_VALUE] = "GZIP_2";  // what CFITSIO takes when ZCTYPn is missing
+    int absent = 0;
+    fits_read_key(in, TSTRING, ("ZCTYP" + number).c_str(), algorithm, nullptr, &absent);
+    fits_clear_errmsg();
+    if (status != 0 || (absent != 0 && absent != KEY_NO_EXIST)) continue;
+    if (absent == KEY_NO_EXIST) std::strcpy(algorithm, "GZIP_2");
+    if (std::strcmp(algorithm, "GZIP_2") != 0) continue;
+    const char* letter = form;
+    bool repeat_zero = *letter == '0';
+    while (*letter >= '0' && *letter <= '9') {
+      repeat_zero = repeat_zero && *letter == '0';
+      ++letter;
+    }
+    if (repeat_zero) continue;  // CFITSIO reads no tile of an empty column
+    // CFITSIO's shuffle covers the 2-, 4- and 8-byte numbers; its compressor writes every other
+    // fixed column under GZIP_2 as it stands, and a variable-length column's arrays have their
+    // own path.
+    if (std::strchr("IJEDKPQ", *letter) != nullptr || *letter == '\0') continue;
+    found.push_back(n);
+  }
+  return found;
 }
 
 }  // namespace fitsasdf::fits

@@ -479,8 +479,9 @@ class CompressedTableConverter final : public HduConverter {
   HduOutput convert(const HduInput& input, BlockSink& sink,
                     const ConvertOptions& options) const override {
     const ErrorContext where = input.where();
+    std::vector<int> relabelled;
     auto table = std::make_shared<std::vector<std::uint8_t>>(
-        input.file.decompress_table(input.extent.index));
+        input.file.decompress_table(input.extent.index, &relabelled));
     auto [cards, end] = read_decompressed_header(*table, input, "table");
     TableSource source;
     source.bytes = asdfcore::io::Buffer(
@@ -489,6 +490,12 @@ class CompressedTableConverter final : public HduConverter {
     source.owned_offset = end;
     HduOutput out = convert_table(TableContext{cards, where, sink, options}, source,
                                   decompressed_report(input, "tile-compressed table"));
+    for (const int n : relabelled) {
+      out.report.notes.push_back("column " + std::to_string(n) + " is named GZIP_2 (ZCTYP" +
+                                 std::to_string(n) +
+                                 ") but its type is one CFITSIO stores unshuffled; read as "
+                                 "GZIP_1, as CFITSIO's compressor wrote it");
+    }
     keep_compressed_header(out, input, std::move(cards));
     return out;
   }
