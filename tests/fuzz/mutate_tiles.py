@@ -3,14 +3,15 @@
 
 Usage: /usr/bin/python3 tests/fuzz/mutate_tiles.py [--seed N] [--count N] [path/to/fitsasdf]
 
-Writes small images (uint8, int16, int32, float32, a 4-level mask) and a table in a scratch
+Writes small images (uint8, int16, int32, float32, a 4-level mask) and three tables in a scratch
 folder, compresses them with fpack (RICE_1, GZIP_1, GZIP_2, HCOMPRESS_1 lossless and lossy,
 PLIO_1, edge tiles, and -table), then for each file makes COUNT copies with random damage in
 its descriptors and heap (changed bytes, flipped bits, runs of 0x00 or 0xFF, copied runs) and
-runs `fitsasdf convert` on each copy. The table with variable-length columns gets COUNT more
-copies damaged a level deeper: one of its column tiles is inflated, its descriptors and
-compressed-array pairs are damaged (bytes, bits, chosen sizes such as 2^31 or 2^64-1, copied
-runs, a cut), and it is deflated again after the heap. Prints every run that ends by a signal
+runs `fitsasdf convert` on each copy. The table with variable-length columns, and the one with
+a complex column (which fpack names GZIP_2 but stores unshuffled), get COUNT more copies damaged
+a level deeper: one of their gzip column tiles is inflated, damaged (bytes, bits, chosen sizes
+such as 2^31 or 2^64-1 in place of descriptors, copied runs, a cut), and deflated again after
+the heap. Prints every run that ends by a signal
 or exit status 5, or takes more than 20 s, and keeps those inputs in the scratch folder.
 CFITSIO is not instrumented, so its faults show only as signals, glibc's heap checks or hangs:
 findings 11 to 13 of README.md were found this way. Give the ASan build's CLI
@@ -61,6 +62,23 @@ def table(rows=500):
     return primary + block(cards, data)
 
 
+def complex_table(rows=400):
+    """A table with a 2C column beside J and L ones: fpack -table names the C column GZIP_2 but
+    stores it unshuffled (read as GZIP_1, tile_guard.h's gzip2_columns_stored_plain)."""
+    data = b""
+    for r in range(rows):
+        data += struct.pack(">i", r * 3 - 700) + \
+            struct.pack(">ffff", r / 2.0, -r / 5.0, r * 1.5, 0.25) + (b"T" if r % 3 else b"F")
+    primary = block([card("SIMPLE", "T"), card("BITPIX", "8"), card("NAXIS", "0"),
+                     card("EXTEND", "T")], b"")
+    cards = [card("XTENSION", "'BINTABLE'"), card("BITPIX", "8"), card("NAXIS", "2"),
+             card("NAXIS1", "21"), card("NAXIS2", str(rows)), card("PCOUNT", "0"),
+             card("GCOUNT", "1"), card("TFIELDS", "3")]
+    for n, (name, form) in enumerate([("j", "J"), ("c", "2C"), ("l", "L")], 1):
+        cards += [card("TTYPE%d" % n, "'%s'" % name), card("TFORM%d" % n, "'%s'" % form)]
+    return primary + block(cards, data)
+
+
 def vla_table(rows=200):
     """A table with variable-length columns (PJ, QD, PI) beside fixed J, 3X and 2L ones, whose
     compressed tiles hold descriptors and compressed arrays (fpack -table)."""
@@ -102,14 +120,14 @@ def inputs(folder):
     plain = {"i16": image(16, smooth), "i32": image(32, [p * 1000 for p in smooth]),
              "u8": image(8, [p % 256 for p in smooth]), "f32": image(-32, [p / 7.0 for p in smooth]),
              "mask": image(16, [(p // 100) % 4 for p in smooth]), "table": table(),
-             "vtable": vla_table()}
+             "vtable": vla_table(), "ctable": complex_table()}
     for name, data in plain.items():
         with open(os.path.join(folder, name + ".fits"), "wb") as f:
             f.write(data)
     jobs = [(f, o) for f in ("i16", "i32", "u8", "f32") for o in (["-r"], ["-g"], ["-g2"], ["-h"])]
     jobs += [("mask", ["-p"]), ("i16", ["-h", "-s", "4"]), ("i16", ["-h", "-t", "30,20"]),
              ("i32", ["-g2", "-t", "30,20"]), ("u8", ["-r", "-t", "30,20"]), ("table", ["-table"]),
-             ("vtable", ["-table"])]
+             ("vtable", ["-table"]), ("ctable", ["-table"])]
     # fpack stamps its CHECKSUM cards with the time; under faketime (Debian's package) they get a
     # fixed one, so that the same files come out every time and a fuzz run seeded with them can be
     # repeated input for input (scripts/fuzz.sh --smoke relies on that).
@@ -144,8 +162,10 @@ def damage(data, start, rng):
 
 
 def damage_descriptors(data, rng):
-    """`data` (fpack's compressed table, the file's last HDU) with one variable-length column's
-    tile inflated, damaged and deflated again after the heap (PCOUNT and its descriptor follow)."""
+    """`data` (fpack's compressed table, the file's last HDU) with one column's tile inflated,
+    damaged and deflated again after the heap (PCOUNT and its descriptor follow): a
+    variable-length column's (descriptors and compressed-array pairs) when there is one, else a
+    gzip-compressed fixed column's."""
     cards, at = {}, 2880
     while data[at:at + 8] != b"END     ":
         cards[data[at:at + 8].decode().strip()] = (at, data[at + 10:at + 30].decode().strip())
@@ -157,7 +177,9 @@ def damage_descriptors(data, rng):
     width = naxis1 // columns  # 1PB: 8, 1QB: 16
     vla = [n for n in range(1, columns + 1)
            if cards["ZFORM%d" % n][1].strip("' ").lstrip("0123456789")[:1] in ("P", "Q")]
-    where = start + (rng.choice(vla) - 1) * width
+    gzipped = [n for n in range(1, columns + 1)
+               if cards.get("ZCTYP%d" % n, (0, "'GZIP_2'"))[1].strip("' ").startswith("GZIP")]
+    where = start + (rng.choice(vla or gzipped) - 1) * width
     pack = ">qq" if width == 16 else ">ii"
     length, offset = struct.unpack(pack, data[where:where + width])
     tile = bytearray(gzip.decompress(data[heap + offset:heap + offset + length]))
@@ -206,7 +228,7 @@ def main():
         data = open(path, "rb").read()
         ends = [i for i in range(0, len(data), 80) if data[i:i + 8] == b"END     "]
         start = (ends[1] // 2880 + 1) * 2880  # the compressed HDU's data
-        deeper = os.path.basename(path).startswith("vtable")
+        deeper = os.path.basename(path).startswith(("vtable", "ctable"))
         for n in range(2 * count if deeper else count):
             bad = os.path.join(folder, "damaged.fits")
             out = os.path.join(folder, "out.asdf")
