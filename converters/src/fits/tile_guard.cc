@@ -379,6 +379,16 @@ std::vector<ColumnForm> column_forms(fitsfile* in, long columns,
   return forms;
 }
 
+/// Column `n`'s algorithm (ZCTYPn) as fits_uncompress_table takes it: GZIP_2 when it is missing.
+std::string column_algorithm(fitsfile* in, long n) {
+  int status = 0;
+  char algorithm[FLEN_VALUE] = {};
+  fits_read_key(in, TSTRING, ("ZCTYP" + std::to_string(n)).c_str(), algorithm, nullptr, &status);
+  if (status == 0) return algorithm;
+  fits_clear_errmsg();
+  return "GZIP_2";
+}
+
 /// A signed big-endian integer of `bytes` (4 or 8) bytes at `p`: a descriptor as CFITSIO's
 /// decoded column holds it, before CFITSIO swaps it to the host's order.
 std::int64_t read_be(const std::uint8_t* p, std::size_t bytes) {
@@ -515,13 +525,8 @@ void check_table_tiles(fitsfile* in, std::uint64_t max_memory,
     if (c.repeat == 0) continue;  // CFITSIO reads no tile of an empty column
     const long n = static_cast<long>(i) + 1;
     const std::string number = std::to_string(n);
-    // CFITSIO takes GZIP_2 when ZCTYPn is missing, and refuses the table at any other name.
-    std::string name = "GZIP_2";
-    char algorithm[FLEN_VALUE] = {};
-    fits_read_key(in, TSTRING, ("ZCTYP" + number).c_str(), algorithm, nullptr, &status);
-    if (status == 0) name = algorithm;
-    status = 0;
-    fits_clear_errmsg();
+    // CFITSIO refuses the table at any other name.
+    const std::string name = column_algorithm(in, n);
     if (name != "GZIP_1" && name != "GZIP_2" && name != "RICE_1") continue;
     // CFITSIO picks the decoder by the ZFORMn letter: RICE_1 decodes I, J and B columns only;
     // every other column, a variable-length one's descriptors included, it inflates (whatever
@@ -583,30 +588,20 @@ std::vector<int> gzip2_columns_stored_plain(fitsfile* in) {
   std::vector<int> found;
   const long columns = read_long(in, "TFIELDS", -1);
   if (columns < 1 || columns > 999) return found;
-  for (int n = 1; n <= columns; ++n) {
-    const std::string number = std::to_string(n);
-    int status = 0;
-    char form[FLEN_VALUE] = {};
-    fits_read_key(in, TSTRING, ("ZFORM" + number).c_str(), form, nullptr, &status);
-    char algorithm[FLEN_VALUE] = "GZIP_2";  // what CFITSIO takes when ZCTYPn is missing
-    int absent = 0;
-    fits_read_key(in, TSTRING, ("ZCTYP" + number).c_str(), algorithm, nullptr, &absent);
-    fits_clear_errmsg();
-    if (status != 0 || (absent != 0 && absent != KEY_NO_EXIST)) continue;
-    if (absent == KEY_NO_EXIST) std::strcpy(algorithm, "GZIP_2");
-    if (std::strcmp(algorithm, "GZIP_2") != 0) continue;
-    const char* letter = form;
-    bool repeat_zero = *letter == '0';
-    while (*letter >= '0' && *letter <= '9') {
-      repeat_zero = repeat_zero && *letter == '0';
-      ++letter;
-    }
-    if (repeat_zero) continue;  // CFITSIO reads no tile of an empty column
+  std::vector<ColumnForm> forms;
+  try {
+    forms = column_forms(in, columns, asdfcore::ErrorContext{});
+  } catch (const Error&) {
+    return found;  // check_table_tiles refuses the table with its reason
+  }
+  for (std::size_t i = 0; i < forms.size(); ++i) {
+    const ColumnForm& c = forms[i];
     // CFITSIO's shuffle covers the 2-, 4- and 8-byte numbers; its compressor writes every other
-    // fixed column under GZIP_2 as it stands, and a variable-length column's arrays have their
-    // own path.
-    if (std::strchr("IJEDKPQ", *letter) != nullptr || *letter == '\0') continue;
-    found.push_back(n);
+    // fixed column under GZIP_2 as it stands. A variable-length column's arrays have their own
+    // path, and an empty column has no tile.
+    if (c.type < 0 || c.repeat == 0 || std::strchr("IJEDK", c.code) != nullptr) continue;
+    const long n = static_cast<long>(i) + 1;
+    if (column_algorithm(in, n) == "GZIP_2") found.push_back(static_cast<int>(n));
   }
   return found;
 }

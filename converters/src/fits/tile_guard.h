@@ -63,12 +63,13 @@ void check_image_tiles(fitsfile* in, const asdfcore::ErrorContext& where);
 void check_table_tiles(fitsfile* in, std::uint64_t max_memory, const asdfcore::ErrorContext& where);
 
 /// The columns (1-based) of the compressed table at `in`'s current HDU that are GZIP_2 (by
-/// ZCTYPn, or by its absence) but of a fixed type CFITSIO 4.2 does not byte-shuffle: C, M, L, A,
-/// X and B. CFITSIO's compressor stores such a column unshuffled and still names it GZIP_2 (fpack
-/// -table does so for every C column), and its decompressor then refuses the table ("unexpected
-/// attempt to use GZIP_2 to compress a column unsuitable data type"; funpack fails too). Their
-/// bytes are GZIP_1's, so a copy of the header that says GZIP_1 decompresses them. Empty when
-/// there are none or the header cannot be read (the other checks then refuse it).
+/// ZCTYPn, or by its absence) but of a fixed type CFITSIO 4.2 does not byte-shuffle: C, L, A, X
+/// and B (an M column is refused by check_table_tiles). CFITSIO's compressor stores such a column
+/// unshuffled and still names it GZIP_2 (fpack -table does so for every C column), and its
+/// decompressor then refuses the table ("unexpected attempt to use GZIP_2 to compress a column
+/// unsuitable data type"; funpack fails too). Their bytes are GZIP_1's, so a copy of the header
+/// that says GZIP_1 decompresses them. Empty when there are none or the columns' forms cannot be
+/// read (check_table_tiles then refuses them).
 std::vector<int> gzip2_columns_stored_plain(fitsfile* in);
 
 }  // namespace fitsasdf::fits
