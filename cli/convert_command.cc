@@ -43,6 +43,10 @@ void print_report(const ConversionReport& report, const po::variables_map& vm) {
       j["hdus"].push_back(
           {{"index", h.index}, {"kind", h.kind}, {"name", h.name}, {"notes", h.notes}});
     }
+    j["findings"] = nlohmann::ordered_json::array();
+    for (const auto& f : report.all_findings()) {
+      j["findings"].push_back({{"hdu", f.hdu}, {"code", f.code}, {"message", f.message}});
+    }
     std::cout << j.dump(1) << "\n";
   } else if (!vm.count("quiet")) {
     std::cout << report.input << " -> " << report.output << " (" << report.hdus.size() << " HDUs, "
@@ -50,6 +54,10 @@ void print_report(const ConversionReport& report, const po::variables_map& vm) {
     for (const auto& h : report.hdus) {
       std::cout << "  HDU " << h.index << " " << h.name << ": " << h.kind << "\n";
       for (const auto& n : h.notes) std::cout << "    " << n << "\n";
+      for (const auto& f : h.findings) std::cout << "    finding [" << f.code << "]: " << f.message << "\n";
+    }
+    for (const auto& f : report.findings) {
+      std::cout << "  finding [" << f.code << "]: " << f.message << "\n";
     }
   }
 }

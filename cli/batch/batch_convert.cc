@@ -176,6 +176,7 @@ Outcome convert_one(const Item& item, const ConvertSettings& settings,
   std::string status = "ok";
   std::string error;
   std::uint64_t bytes_out = 0;
+  Line findings = Line::array();
   const std::uint64_t bytes_in = size_or_zero(item.input);
   try {
     if (!item.clash.empty()) {
@@ -202,6 +203,9 @@ Outcome convert_one(const Item& item, const ConvertSettings& settings,
           item.asdf_input ? convert_asdf_to_fits(item.input, output.string(), settings.to_fits)
                           : convert_fits_to_asdf(item.input, output.string(), settings.to_asdf);
       bytes_out = r.bytes_out;
+      for (const auto& f : r.all_findings()) {
+        findings.push_back({{"hdu", f.hdu}, {"code", f.code}, {"message", f.message}});
+      }
     }
   } catch (const asdfcore::Error& e) {
     if (fatal_error(e, output, outcome.fatal)) return outcome;
@@ -221,6 +225,7 @@ Outcome convert_one(const Item& item, const ConvertSettings& settings,
   line["error"] = error;
   line["bytes_in"] = bytes_in;
   line["bytes_out"] = bytes_out;
+  if (!findings.empty()) line["findings"] = std::move(findings);
   if (settings.verify && status != "failed") {
     const bool verified_before = status == "skipped" && earlier &&
                                  earlier->value("status", "") == "ok" &&

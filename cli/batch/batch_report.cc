@@ -35,6 +35,9 @@ class Tally {
     (status == "ok" ? ok_ : status == "skipped" ? skipped_ : failed_)++;
     bytes_in_ += line.value("bytes_in", std::uint64_t{0});
     bytes_out_ += line.value("bytes_out", std::uint64_t{0});
+    if (line.contains("findings") && line["findings"].is_array() && !line["findings"].empty()) {
+      ++with_findings_;
+    }
     if (line.contains("verify") && line["verify"].is_string()) {
       ++verdicts_[line["verify"].get<std::string>()];
     }
@@ -48,6 +51,7 @@ class Tally {
     summary["skipped"] = skipped_;
     summary["bytes_in"] = bytes_in_;
     summary["bytes_out"] = bytes_out_;
+    summary["with_findings"] = with_findings_;
     if (!verdicts_.empty()) {
       Line verify;
       for (const char* verdict : {"identical", "different", "error"}) {
@@ -60,7 +64,7 @@ class Tally {
   }
 
  private:
-  std::size_t inputs_ = 0, ok_ = 0, failed_ = 0, skipped_ = 0;
+  std::size_t inputs_ = 0, ok_ = 0, failed_ = 0, skipped_ = 0, with_findings_ = 0;
   std::uint64_t bytes_in_ = 0, bytes_out_ = 0;
   std::map<std::string, std::size_t> verdicts_;
 };
