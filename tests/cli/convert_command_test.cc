@@ -331,7 +331,9 @@ TEST_CASE("convert prints a summary, a JSON report with --json, and nothing with
   std::vector<std::string> keys;
   for (const auto& [k, v] : j.items()) keys.push_back(k);
   CHECK(keys ==
-        std::vector<std::string>{"input", "output", "fits_tag", "bytes_in", "bytes_out", "hdus"});
+        std::vector<std::string>{"input", "output", "fits_tag", "bytes_in", "bytes_out", "hdus",
+                                 "findings"});
+  CHECK(j["findings"].empty());
   CHECK(j["input"] == in);
   CHECK(j["output"] == out);
   CHECK(j["fits_tag"] == "tag:stsci.edu:asdf/fits/fits-1.0.0");
