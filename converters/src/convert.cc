@@ -8,11 +8,13 @@
 
 #include "asdfcore/asdf_writer.h"
 #include "asdfcore/error.h"
+#include "asdfcore/ndarray/ndarray.h"
 #include "embedded/asdf_extension.h"
 #include "fits/fits_file.h"
 #include "fitsasdf/asdf_in_fits.h"
 #include "hdu/hdu_converter.h"
 #include "to_fits/card_images.h"
+#include "to_fits/fits_items.h"
 
 namespace fitsasdf {
 namespace {
@@ -24,6 +26,7 @@ using asdfcore::tree::NodePtr;
 
 constexpr char kStandardFitsTag[] = "tag:stsci.edu:asdf/fits/fits-1.0.0";
 constexpr char kAstropyFitsTag[] = "tag:astropy.org:astropy/fits/fits-1.0.0";
+using to_fits::kTrailerKey;
 
 /// Return why the items do not fit the standard fits-1.0.0 schema, or "" when they do: every
 /// keyword of at most 8 characters from FITS's [A-Z0-9_-] (the schema's own example has
@@ -71,6 +74,40 @@ std::string standard_schema_misfit(const std::vector<hdu::HduOutput>& outputs,
   return "";
 }
 
+/// Add to `report` what the walk found in the header of `extent`: mandatory keywords out of the
+/// standard's order, and cards whose values were repaired.
+void note_header_findings(const fits::HduExtent& extent, const Header& header, HduReport& report) {
+  if (!extent.misplaced.empty()) {
+    report.findings.push_back(
+        Finding{extent.index, "nonstandard-header",
+                "the mandatory keywords are not in the order the FITS standard requires (" +
+                    extent.misplaced +
+                    "); found by name as astropy does, and kept in file order (CFITSIO refuses "
+                    "to open such a file)"});
+  }
+  if (extent.nonstandard_primary) {
+    report.findings.push_back(Finding{extent.index, "simple-false",
+                                      "SIMPLE = F: the file does not conform to the FITS "
+                                      "standard; the header and every byte after it are kept"});
+  }
+  if (extent.type == fits::kForeignHdu && !extent.nonstandard_primary) {
+    report.findings.push_back(Finding{extent.index, "foreign-extension",
+                                      "an XTENSION the FITS standard does not define; its data "
+                                      "is kept as bytes"});
+  }
+  for (std::size_t i = 0; i < header.cards.size(); ++i) {
+    const Card& c = header.cards[i];
+    if (c.problem.empty()) continue;
+    std::string image = c.images.empty() ? std::string() : c.images.front();
+    while (!image.empty() && image.back() == ' ') image.pop_back();
+    report.findings.push_back(Finding{
+        extent.index, "unparsable-card",
+        "card " + std::to_string(i + 1) + " ('" + image + "'): " + c.problem +
+            "; its value is kept as the string astropy's verify('fix') gives, and its image for "
+            "the way back"});
+  }
+}
+
 /// The key of an HDU in the native view: EXTNAME (",EXTVER" when above 1), PRIMARY, or HDU<n>.
 std::string native_key(const std::vector<Card>& cards, int index, std::set<std::string>& used) {
   const hdu::HeaderView header(cards);
@@ -81,7 +118,8 @@ std::string native_key(const std::vector<Card>& cards, int index, std::set<std::
   }
   if (key.empty()) key = index == 1 ? "PRIMARY" : "HDU" + std::to_string(index);
   static const std::set<std::string> kReserved{"fits", "data", "asdf_library", "history",
-                                               std::string(to_fits::kRootCardImagesKey)};
+                                               std::string(to_fits::kRootCardImagesKey),
+                                               std::string(kTrailerKey)};
   if (kReserved.count(key) != 0 || used.count(key) != 0)
     key = "HDU" + std::to_string(index) + "_" + key;
   used.insert(key);
@@ -94,19 +132,11 @@ ConversionReport convert_fits_to_asdf(const std::string& input, const std::strin
                                       const ConvertOptions& options) {
   const fits::FitsFile file = fits::FitsFile::open(input, options.limits.max_memory);
   const auto& bytes = file.bytes();
-  // Every header, read once: first to look for an ASDF extension, then to convert each HDU.
-  std::vector<Header> parsed;
+  // Every header was read once by the walk: first look for an ASDF extension.
+  const std::vector<Header>& parsed = file.headers();
   bool embedded_asdf = false;
-  for (const auto& extent : file.hdus()) {
-    if (extent.data_start > bytes.size() || extent.header_start > extent.data_start) {
-      throw Error(ErrorCode::kTruncated, "the file ends inside the header",
-                  asdfcore::ErrorContext{.file = input, .hdu = extent.index});
-    }
-    const std::string_view header_text(
-        reinterpret_cast<const char*>(bytes.data()) + extent.header_start,
-        static_cast<std::size_t>(extent.data_start - extent.header_start));
-    parsed.push_back(read_header(header_text, extent.index, input));
-    if (options.embedded_tree && embedded::is_asdf_extension(parsed.back().cards)) {
+  for (const auto& header : parsed) {
+    if (options.embedded_tree && embedded::is_asdf_extension(header.cards)) {
       embedded_asdf = true;  // the primary HDU too (old python asdf wrote it there)
       break;
     }
@@ -119,10 +149,11 @@ ConversionReport convert_fits_to_asdf(const std::string& input, const std::strin
   // Per HDU, the key and node of the card images the fixed format would not write back (see
   // to_fits/card_images.h), added to the items once the fits tag is chosen.
   std::vector<std::pair<std::string_view, NodePtr>> card_images;
+  std::vector<Finding> finding_list;
   for (std::size_t i = 0; i < file.hdus().size(); ++i) {
     const auto& extent = file.hdus()[i];
     const asdfcore::ErrorContext where{.file = input, .hdu = extent.index};
-    Header& header = parsed[i];
+    const Header& header = parsed[i];
     hdu::HduInput in{file, extent, header.cards,
                      bytes.slice(static_cast<std::size_t>(extent.data_start),
                                  static_cast<std::size_t>(
@@ -134,18 +165,38 @@ ConversionReport convert_fits_to_asdf(const std::string& input, const std::strin
     } catch (const Error& e) {
       throw e.with_context(where);
     }
-    if (extent.data_end > bytes.size()) {  // only the last HDU: CFITSIO found no HDU after it
-      outputs.back().report.notes.push_back(
-          "the file ends " + std::to_string(extent.data_end - bytes.size()) +
-          " bytes short of this HDU's padding to 2880 bytes: it may have been cut, and any "
-          "later HDU is lost");
-    }
+    note_header_findings(extent, header, outputs.back().report);
     card_images.emplace_back(outputs.back().item->get("compressed_header")
                                  ? to_fits::kCompressedCardImagesKey
                                  : to_fits::kCardImagesKey,
                              to_fits::record_card_images(header));
     headers.push_back(outputs.back().shown_cards.empty() ? std::move(in.cards)
                                                          : outputs.back().shown_cards);
+  }
+  // Bytes after the last HDU's data that are not exactly its padding to 2880 bytes (a stray
+  // byte, padding cut short, an appended trailer) are kept whole, that padding included.
+  NodePtr trailer;
+  if (!file.hdus().empty() && file.hdus().back().data_end != bytes.size()) {
+    const auto& last = file.hdus().back();
+    const std::uint64_t from = last.data_start + last.data_size;
+    trailer = Node::make_mapping();
+    asdfcore::ndarray::NDArrayNodeSpec spec;
+    spec.dtype = asdfcore::ndarray::DType::numeric(asdfcore::ndarray::DTypeKind::kUInt8);
+    spec.shape = {bytes.size() - from};
+    spec.source = sink.add_input(file, from,
+                                 bytes.slice(static_cast<std::size_t>(from),
+                                             static_cast<std::size_t>(bytes.size() - from)));
+    trailer->set("bytes", asdfcore::ndarray::make_ndarray_node(spec));
+    std::string what =
+        last.data_end > bytes.size()
+            ? "the file ends " + std::to_string(last.data_end - bytes.size()) +
+                  " bytes short of the last HDU's padding to 2880 bytes (it may have been cut)"
+            : std::to_string(bytes.size() - last.data_end) +
+                  " bytes follow the last HDU's padding, and they do not start an extension";
+    finding_list.push_back(Finding{0, last.data_end > bytes.size() ? "padding-cut-short"
+                                                                   : "bytes-after-last-hdu",
+                                   what + "; kept under `" + std::string(kTrailerKey) +
+                                       "` (the last HDU's padding as found, and what follows it)"});
   }
 
   ConversionReport report;
@@ -165,6 +216,7 @@ ConversionReport convert_fits_to_asdf(const std::string& input, const std::strin
   }
   report.fits_tag = standard ? kStandardFitsTag : kAstropyFitsTag;
 
+  report.findings = std::move(finding_list);
   NodePtr root = Node::make_mapping();
   NodePtr fits_list = Node::make_sequence();
   fits_list->set_tag(report.fits_tag);
@@ -190,12 +242,14 @@ ConversionReport convert_fits_to_asdf(const std::string& input, const std::strin
     r.name = native_key(headers[i], r.index, used);
     if (outputs[i].native) {
       native.emplace_back(r.name, outputs[i].native);
-      if (!primary_science) primary_science = outputs[i].native;
+      // Root `data`: the first HDU whose data has elements (not a zero-size array).
+      if (!primary_science && file.hdus()[i].data_size > 0) primary_science = outputs[i].native;
     }
     report.hdus.push_back(std::move(r));
   }
   root->set("fits", fits_list);
   if (root_images) root->set(to_fits::kRootCardImagesKey, root_images);
+  if (trailer) root->set(kTrailerKey, trailer);
   if (options.native_view) {
     if (primary_science) root->set("data", primary_science);
     for (auto& [key, node] : native) root->set(key, node);

@@ -165,9 +165,13 @@ TEST_CASE("convert refuses damaged FITS files with exit 2 and no output", "[cli]
     expect_refused(dir / "cut_last_header.fits", 2,
                    "no END card in the 400 bytes of the header of HDU 3");
   }
-  SECTION("a card astropy cannot parse") {
-    write_file(dir / "quote.fits", image_fits(4, {"KEY     = 'abc"}));
-    expect_refused(dir / "quote.fits", 2, "card 5 ('KEY     = 'abc'): astropy cannot parse");
+  SECTION("a structural card astropy cannot parse (any other such card is repaired)") {
+    write_file(dir / "two_numbers.fits",
+               fits_builder::hdu({card("SIMPLE", "T"), card("BITPIX", "16"), card("NAXIS", "1"),
+                                  "NAXIS1  = 4, 5 / two numbers"},
+                                 std::string(8, '\0')));
+    expect_refused(dir / "two_numbers.fits", 2,
+                   "NAXIS1 must be an integer ('NAXIS1  = 4, 5 / two numbers')");
   }
   SECTION("no END card") {
     std::string header =
@@ -364,18 +368,32 @@ TEST_CASE("convert prints a summary, a JSON report with --json, and nothing with
   CHECK(r.err.empty());
 }
 
-TEST_CASE("a file cut inside its last padding converts, and the report says so", "[cli][convert]") {
+TEST_CASE("a file cut inside its last padding converts, the report says so, and it comes back",
+          "[cli][convert]") {
   TempDir dir;
-  // 10 pixels = 20 data bytes; the padding to 2880 is missing (a writer that does not pad, or a
-  // file cut after its data).
-  write_file(dir / "short.fits", image_fits(10).substr(0, 2880 + 20));
-  const RunResult r = run_cli({"convert", (dir / "short.fits").string(), "--json", "--no-fsync"});
-  INFO(r.err);
-  REQUIRE(r.status == 0);
-  const json j = json::parse(r.out);
-  REQUIRE(j["hdus"].size() == 1);
-  REQUIRE(j["hdus"][0]["notes"].size() == 1);
-  CHECK(j["hdus"][0]["notes"][0].get<std::string>().find("2860 bytes short") != std::string::npos);
+  // 10 pixels = 20 data bytes; the padding to 2880 is missing, or only partly there (a writer
+  // that does not pad, or a file cut after its data).
+  for (const std::size_t kept : {std::size_t{0}, std::size_t{100}}) {
+    const std::string bytes = image_fits(10).substr(0, 2880 + 20 + kept);
+    write_file(dir / "short.fits", bytes);
+    fs::remove(dir / "short.asdf");
+    const RunResult r =
+        run_cli({"convert", (dir / "short.fits").string(), "--json", "--no-fsync"});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const json j = json::parse(r.out);
+    REQUIRE(j["hdus"].size() == 1);
+    REQUIRE(j["findings"].size() == 1);
+    CHECK(j["findings"][0]["hdu"] == 0);
+    CHECK(j["findings"][0]["code"] == "padding-cut-short");
+    CHECK(j["findings"][0]["message"].get<std::string>().find(
+              std::to_string(2860 - kept) + " bytes short") != std::string::npos);
+    const fs::path back = dir / "back.fits";
+    fs::remove(back);
+    REQUIRE(run_cli({"convert", (dir / "short.asdf").string(), "-o", back.string(), "-q"})
+                .status == 0);
+    CHECK(read_file(back) == bytes);
+  }
 }
 
 TEST_CASE("convert stores block checksums unless told not to", "[cli][convert]") {

@@ -3,6 +3,8 @@
 // left behind, and a hostile size costs no allocation. Some of them CFITSIO already refuses
 // when it opens the file (bad TFORM letters, widths that do not add up to NAXIS1); the rest
 // are caught by the converter's own checks.
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -53,11 +55,11 @@ void check(const Error& e, ErrorCode code, const std::string& part) {
 }  // namespace
 
 TEST_CASE("column widths that do not add up to NAXIS1 are malformed", "[bintable]") {
-  // CFITSIO refuses these when it opens the file.
   check(error_of(table(7, 2, 0, {"J", "I"})), ErrorCode::kMalformed, "NAXIS1 = 7");
   check(error_of(table(4, 2, 0, {"J", "I"})), ErrorCode::kMalformed, "NAXIS1 = 4");
   // A repeat count whose width overflows any row.
-  check(error_of(table(6, 2, 0, {"J", "10000000000000000I"})), ErrorCode::kMalformed, "NAXIS1");
+  check(error_of(table(6, 2, 0, {"J", "10000000000000000I"})), ErrorCode::kMalformed,
+        "TFORM2 = '10000000000000000I'");
 }
 
 TEST_CASE("bad TFORMs are malformed and name the column", "[bintable]") {
@@ -86,6 +88,20 @@ TEST_CASE("a table whose data the file does not hold is truncated", "[bintable]"
 }
 
 TEST_CASE("rows wider than a record may be are over the limit", "[bintable]") {
-  check(error_of(table(3000000000LL, 1, 0, {"3000000000B"}, {}, 0)), ErrorCode::kLimit,
-        "NAXIS1 = 3000000000");
+  // The file must hold the data for the row limit to be reached (the HDU walk refuses a file
+  // that ends inside an HDU's data first): a sparse file of 3 GB.
+  fitsasdf::test::TempDir dir;
+  const auto path = dir / "bad.fits";
+  {
+    std::ofstream(path, std::ios::binary) << table(3000000000LL, 1, 0, {"3000000000B"}, {}, 0);
+  }
+  std::filesystem::resize_file(path, std::filesystem::file_size(path) + 3000000000ULL + 2880);
+  try {
+    fitsasdf::ConvertOptions options;
+    options.durable = false;
+    fitsasdf::convert_fits_to_asdf(path.string(), (dir / "bad.asdf").string(), options);
+    FAIL("no error");
+  } catch (const asdfcore::Error& e) {
+    check(e, ErrorCode::kLimit, "NAXIS1 = 3000000000");
+  }
 }

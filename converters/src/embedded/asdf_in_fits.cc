@@ -72,7 +72,9 @@ asdfcore::io::Buffer embedded_bytes(const hdu::HduInput& in) {
                     std::to_string(size) + " bytes its header declares",
                 where);
   }
-  if (in.extent.type == 0) {  // the older form: a one-dimensional uint8 image
+  // The older form: a one-dimensional uint8 image (XTENSION = 'IMAGE', or 'ASDF' as python asdf
+  // 1.x wrote it, a foreign extension).
+  if (in.extent.type == fits::kImageHdu || in.extent.type == fits::kForeignHdu) {
     if (bitpix != 8 || naxis != 1) {
       throw Error(ErrorCode::kMalformed,
                   "an ASDF extension stored as an image must be one-dimensional with BITPIX = 8",
@@ -82,7 +84,7 @@ asdfcore::io::Buffer embedded_bytes(const hdu::HduInput& in) {
   }
   // The current form: one row, the file in the byte column ASDF_METADATA (rB).
   const long long fields = header.integer("TFIELDS", 0);
-  if (in.extent.type != 2 || header.integer("NAXIS2", 0) != 1 || fields < 1) {
+  if (in.extent.type != fits::kBinaryTableHdu || header.integer("NAXIS2", 0) != 1 || fields < 1) {
     throw Error(ErrorCode::kMalformed,
                 "the ASDF extension is neither a one-row binary table nor a uint8 image", where);
   }

@@ -590,10 +590,17 @@ CardFields parse_state(CardState& card, bool fix_unparsable) {
         if (!fix_unparsable || card.image.size() > kCard) fail(std::move(problem));
         // Card._fix_value: "value / comment" split at the first '/', both stripped.
         const std::size_t slash = field.find('/');
-        const std::string_view text = py_strip(std::string_view(field).substr(0, slash));
-        for (const char c : text) {
-          if (!printable(c)) fail(std::move(problem));  // the value setter refuses it
+        std::string text(py_strip(std::string_view(field).substr(0, slash)));
+        // astropy's value setter refuses what is not printable ASCII, so its fix fails there;
+        // such characters become '?', as fits.open shows bytes it cannot decode.
+        bool replaced = false;
+        for (char& c : text) {
+          if (!printable(c)) {
+            c = '?';
+            replaced = true;
+          }
         }
+        if (replaced) problem += " (and it holds characters that are not printable ASCII, kept as '?')";
         out.value.kind = CardValue::Kind::kString;
         out.value.text = std::string(py_rstrip(text));
         if (slash != std::string::npos) {

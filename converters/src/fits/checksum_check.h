@@ -1,6 +1,6 @@
 #pragma once
 // Verifying the checksum cards (DATASUM and CHECKSUM, the FITS standard's appendix J) of a FITS
-// file with CFITSIO's `fits_verify_chksum`.
+// file, as CFITSIO's `fits_verify_chksum` does, with its sums (fits/checksum.h).
 #include <string>
 #include <vector>
 
@@ -20,8 +20,8 @@ struct HduChecksumVerdict {
 };
 
 /// Verify the DATASUM and CHECKSUM cards of every HDU of the FITS file `path` (plain, .gz,
-/// .bz2, .Z); one entry per HDU in file order. Throws `asdfcore::Error` when CFITSIO cannot open
-/// or read the file.
+/// .bz2, .Z); one entry per HDU in file order. Throws `asdfcore::Error` when the file cannot be
+/// opened or its HDUs found (`FitsFile::open`).
 std::vector<HduChecksumVerdict> verify_checksums(const std::string& path);
 
 }  // namespace fitsasdf::fits

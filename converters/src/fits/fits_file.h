@@ -1,27 +1,18 @@
 #pragma once
-// The only code that calls CFITSIO: a move-only handle on an open FITS file, the one function
-// that turns a CFITSIO status and its message stack into an asdfcore::Error, and access to the
-// file's bytes (memory-mapped for a plain file, decompressed for .gz, .bz2 and .Z).
+// An open FITS file: its bytes (memory-mapped for a plain file, decompressed for .gz, .bz2 and
+// .Z), its HDUs as the project's own header walk finds them (fits/hdu_walk.h), and CFITSIO for
+// what only it does (tile-compressed HDUs, each handed to it alone). Also the one function that
+// turns a CFITSIO status and its message stack into an asdfcore::Error.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "asdfcore/error.h"
 #include "asdfcore/io/buffer.h"
+#include "fits/hdu_walk.h"
 
 namespace fitsasdf::fits {
-
-/// Where one HDU lies in the FITS byte stream (0-based byte offsets; `index` is 1-based as
-/// CFITSIO counts).
-struct HduExtent {
-  int index = 0;
-  int type = 0;                   ///< 0 image, 1 ASCII table, 2 binary table (CFITSIO's codes).
-  bool tile_compressed = false;   ///< A tile-compressed image stored as a binary table.
-  bool compressed_table = false;  ///< A tile-compressed table (a binary table with ZTABLE = T).
-  std::uint64_t header_start = 0;
-  std::uint64_t data_start = 0;
-  std::uint64_t data_end = 0;  ///< End of the data including the padding to 2880 bytes.
-};
 
 /// Throw `asdfcore::Error` for a non-zero CFITSIO `status`, with `what` and CFITSIO's messages.
 void check_status(int status, const std::string& what, const asdfcore::ErrorContext& where);
@@ -29,10 +20,11 @@ void check_status(int status, const std::string& what, const asdfcore::ErrorCont
 /// An open FITS file (read-only).
 class FitsFile {
  public:
-  /// Open `path` (plain, .gz, .bz2 or .Z, recognised by content) without CFITSIO's extended
-  /// file-name syntax. Throws `Error` (not-fits) for a file that is not FITS (an HTML page),
-  /// (io) for one that cannot be read, and (limit) when a .gz or .bz2 file decompresses to more
-  /// than `max_memory` bytes (counted while streaming, before CFITSIO holds it in memory).
+  /// Open `path` (plain, .gz, .bz2 or .Z, recognised by content) and find its HDUs by their
+  /// headers' structural keywords (`walk_hdus`), wherever those stand. Throws `Error` (not-fits)
+  /// for a file that is not FITS (an HTML page), (io) for one that cannot be read, (limit) when
+  /// a compressed file decompresses to more than `max_memory` bytes (counted while decoding),
+  /// and what `walk_hdus` throws.
   /// `max_memory` also bounds the images and tables that `decompress_image` and
   /// `decompress_table` make.
   static FitsFile open(const std::string& path, std::uint64_t max_memory = std::uint64_t{8} << 30);
@@ -48,6 +40,12 @@ class FitsFile {
   const std::string& container() const noexcept { return container_; }
   /// Return every HDU's extent, in file order.
   const std::vector<HduExtent>& hdus() const noexcept { return hdus_; }
+  /// Return every HDU's header, parsed once (unparsable values repaired as astropy's
+  /// `verify('fix')` does, each with its `Card::problem`), in file order.
+  const std::vector<Header>& headers() const noexcept { return headers_; }
+  /// Return where the bytes after the last HDU start (see `HduLayout::end`); equal to
+  /// `bytes().size()` when nothing follows it.
+  std::uint64_t end() const noexcept { return end_; }
   /// Return the whole (decompressed) byte stream. Plain files are mapped, not copied.
   const asdfcore::io::Buffer& bytes() const noexcept { return bytes_; }
   /// Return a descriptor of the plain file for streaming its bytes (pread), or -1 for a
@@ -69,16 +67,18 @@ class FitsFile {
  private:
   FitsFile() = default;
   asdfcore::ErrorContext where(int hdu = 0) const;
-  /// Throw when the bytes after the last of the `count` HDUs CFITSIO found start an extension
-  /// it could not read (a file cut inside that extension's header).
-  void refuse_unreadable_extension(int count) const;
+  struct AloneHdu;
+  /// Open HDU `index` (1-based) alone in CFITSIO (behind a minimal primary HDU, in memory) and
+  /// move to it; the result keeps the copy CFITSIO reads.
+  std::unique_ptr<AloneHdu> open_alone(int index) const;
 
   std::string path_;
   std::string container_;
-  void* fptr_ = nullptr;
-  int plain_fd_ = -1;  // CFITSIO's fitsfile*; fitsio.h stays inside fits_file.cc
+  int plain_fd_ = -1;
   std::uint64_t max_memory_ = 0;
   std::vector<HduExtent> hdus_;
+  std::vector<Header> headers_;
+  std::uint64_t end_ = 0;
   asdfcore::io::Buffer bytes_;
 };
 

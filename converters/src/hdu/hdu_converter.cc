@@ -113,11 +113,8 @@ HduInput read_hdu_input(const fits::FitsFile& file, const fits::HduExtent& exten
     throw Error(ErrorCode::kTruncated, "the file ends inside the header",
                 asdfcore::ErrorContext{.file = file.path(), .hdu = extent.index});
   }
-  const std::string_view header_text(
-      reinterpret_cast<const char*>(bytes.data()) + extent.header_start,
-      static_cast<std::size_t>(extent.data_start - extent.header_start));
   const auto data_end = std::min<std::uint64_t>(extent.data_end, bytes.size());
-  return HduInput{file, extent, parse_header(header_text, extent.index, file.path()),
+  return HduInput{file, extent, file.headers().at(static_cast<std::size_t>(extent.index - 1)).cards,
                   bytes.slice(static_cast<std::size_t>(extent.data_start),
                               static_cast<std::size_t>(data_end - extent.data_start))};
 }
@@ -157,37 +154,7 @@ NodePtr header_node(const std::vector<Card>& cards) {
 }
 
 std::uint64_t declared_data_size(const HeaderView& header, const asdfcore::ErrorContext& where) {
-  const long long bitpix = header.integer("BITPIX", 0);
-  const long long naxis = header.integer("NAXIS", 0);
-  if (naxis < 0 || naxis > 999) {
-    throw Error(ErrorCode::kMalformed, "NAXIS = " + std::to_string(naxis) + " is outside 0..999",
-                where);
-  }
-  if (naxis == 0) return 0;
-  const bool groups = header.value("GROUPS") && header.value("GROUPS")->kind() == NodeKind::kBool &&
-                      header.value("GROUPS")->as_bool() && header.integer("NAXIS1", -1) == 0;
-  constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
-  std::uint64_t count = 1;
-  for (long long i = groups ? 2 : 1; i <= naxis; ++i) {
-    const std::string key = "NAXIS" + std::to_string(i);
-    const long long n = header.integer(key, -1);
-    if (n < 0) throw Error(ErrorCode::kMalformed, key + " is missing or negative", where);
-    if (n != 0 && count > kMax / static_cast<std::uint64_t>(n)) {
-      throw Error(ErrorCode::kMalformed, "the declared data size overflows", where);
-    }
-    count *= static_cast<std::uint64_t>(n);
-  }
-  const long long pcount = header.integer("PCOUNT", 0);
-  const long long gcount = header.integer("GCOUNT", 1);
-  if (pcount < 0 || gcount < 0) throw Error(ErrorCode::kMalformed, "negative PCOUNT or GCOUNT", where);
-  const auto bytes = static_cast<std::uint64_t>(std::llabs(bitpix) / 8);
-  const auto p = static_cast<std::uint64_t>(pcount);
-  const auto g = static_cast<std::uint64_t>(gcount);
-  if (count > kMax - p || ((count + p) != 0 && g > kMax / (count + p)) ||
-      ((g * (count + p)) != 0 && bytes > kMax / (g * (count + p)))) {
-    throw Error(ErrorCode::kMalformed, "the declared data size overflows", where);
-  }
-  return bytes * g * (count + p);
+  return fits::declared_data_size(header.cards(), where);
 }
 
 }  // namespace fitsasdf::hdu

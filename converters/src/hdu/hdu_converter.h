@@ -33,6 +33,8 @@ class HeaderView {
   /// Return a string value, or "" when absent.
   std::string string(std::string_view keyword) const;
   bool has(std::string_view keyword) const { return value(keyword) != nullptr; }
+  /// Return the cards looked up.
+  const std::vector<Card>& cards() const noexcept { return cards_; }
 
  private:
   const std::vector<Card>& cards_;

@@ -134,7 +134,7 @@ HduOutput convert_image(const std::vector<Card>& cards, asdfcore::io::Buffer dat
     shape.push_back(static_cast<std::uint64_t>(header.integer("NAXIS" + std::to_string(i), 0)));
   }
   const std::uint64_t size = declared_data_size(header, where);
-  if (naxis == 0 || size == 0) {
+  if (naxis == 0) {
     out.item->set("data", Node::make_null());
     out.report = std::move(report);
     return out;

@@ -13,6 +13,11 @@ namespace fitsasdf::to_fits {
 inline constexpr std::string_view kStandardFitsTag = "tag:stsci.edu:asdf/fits/fits-1.";
 inline constexpr std::string_view kAstropyFitsTag = "tag:astropy.org:astropy/fits/fits-1.";
 
+/// The root key, beside `fits`, of what followed the last HDU's data in the FITS file when that
+/// was not exactly its padding to 2880 bytes: `{bytes: uint8 ndarray}`, the padding as found
+/// and every byte after it.
+inline constexpr std::string_view kTrailerKey = "fits_trailer";
+
 /// One item of the `fits` list: one HDU.
 struct FitsItem {
   int index = 0;     ///< 1-based HDU number.

@@ -45,10 +45,18 @@ class BlockWriter final : public DataSink {
       if (stage_.size() == kStage) flush();
     }
   }
-  /// Pad the data to whole blocks with `fill` and write what is left.
-  void finish(std::uint8_t fill) {
+  /// Pad the data to whole blocks with `fill` and write what is left; without `pad`, write the
+  /// data unpadded (the sums still cover it as if padded, as FITS checksums do).
+  void finish(std::uint8_t fill, bool pad) {
+    const std::size_t unpadded = stage_.size();
     if (stage_.size() % kBlockSize != 0) {
       stage_.resize(stage_.size() + kBlockSize - stage_.size() % kBlockSize, fill);
+    }
+    if (!pad) {
+      if (sum_ && !stage_.empty()) sum_->add(stage_);
+      out_.write(std::span<const std::uint8_t>(stage_).first(unpadded));
+      stage_.clear();
+      return;
     }
     flush();
   }
@@ -120,7 +128,7 @@ WrittenHdu write_hdu(asdfcore::io::AtomicFile& out, HduPlan& plan, bool checksum
                 "the data unit came out as " + std::to_string(data.written()) + " bytes, not the " +
                     std::to_string(plan.data_size) + " bytes the header declares");
   }
-  data.finish(plan.fill);
+  data.finish(plan.fill, plan.pad);
 
   if (sums) {
     if (const auto i = plan.index_of("DATASUM")) {

@@ -170,10 +170,14 @@ BuiltHeader build_header(const HduPlan& plan) {
   const std::string xtension = kind && kind->is_string() ? rstripped(kind->as_string()) : "";
   if (xtension == "BINTABLE" || xtension == "TABLE" || xtension == "A3DTABLE") {
     // CFITSIO 4.2 aborts the process reading a table whose column name is an unquoted value of
-    // 70 characters or more (a 70-digit integer, say): such a header is not written.
+    // 70 characters or more (a 70-digit integer, say): such a header is not written, unless the
+    // card is the input's own, written back from its recorded image (no byte of an input is
+    // dropped; fitsasdf itself never gives such an HDU to CFITSIO).
     for (std::size_t i = 0; i < out.card_offsets.size(); ++i) {
       const std::size_t at = out.card_offsets[i];
       const std::string_view image = std::string_view(out.bytes).substr(at, kCardSize);
+      const auto& recorded = plan.cards[i].image;
+      if (recorded && rstripped(std::string(image)) == rstripped(*recorded)) continue;
       if (const auto name = fits::overlong_column_name(image)) {
         throw Error(ErrorCode::kMalformed,
                     "card " + std::to_string(i + 1) + " ('" + plan.cards[i].card.keyword +

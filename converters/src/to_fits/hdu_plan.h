@@ -56,6 +56,10 @@ struct HduPlan {
   std::optional<std::string> end_image;  ///< Recorded END card and rest of its block.
   std::uint64_t data_size = 0;           ///< Bytes of the data unit before its padding.
   std::uint8_t fill = 0;  ///< Padding byte of the data unit (blank for ASCII tables).
+  /// Pad the data unit to whole 2880-byte blocks; false for a SIMPLE = F primary's data (every
+  /// byte after its header, as astropy reads it) and for the last HDU when the tree's
+  /// `fits_trailer` holds what followed its data.
+  bool pad = true;
   /// Write exactly `data_size` bytes to the sink (unset when `data_size` is 0).
   std::function<void(DataSink&)> write_data;
   HduReport report;

@@ -9,6 +9,8 @@
 #include "asdfcore/asdf_file.h"
 #include "asdfcore/error.h"
 #include "asdfcore/io/atomic_file.h"
+#include "asdfcore/ndarray/ndarray.h"
+#include "asdfcore/tree/walk.h"
 #include "to_fits/fits_items.h"
 #include "to_fits/fits_output.h"
 #include "to_fits/writers.h"
@@ -31,6 +33,16 @@ std::string hdu_name(const std::vector<to_fits::TreeCard>& cards, int index) {
   return index == 1 ? "PRIMARY" : "HDU" + std::to_string(index);
 }
 
+/// Appends bytes to the output as they come.
+class TrailerSink final : public to_fits::DataSink {
+ public:
+  explicit TrailerSink(asdfcore::io::AtomicFile& out) : out_(out) {}
+  void write(std::span<const std::uint8_t> bytes) override { out_.write(bytes); }
+
+ private:
+  asdfcore::io::AtomicFile& out_;
+};
+
 HduPlan plan_item(const ItemInput& input) {
   const FitsItem& item = input.item;
   const CardLookup cards(item.header);
@@ -49,7 +61,12 @@ HduPlan plan_item(const ItemInput& input) {
     return xtension == "BINTABLE" ? to_fits::plan_compressed_table(input)
                                   : to_fits::plan_compressed_image(input);
   }
-  if (item.raw_data) return to_fits::plan_raw(input);
+  const bool standard_xtension = xtension == "IMAGE" || xtension == "BINTABLE" ||
+                                 xtension == "TABLE" || xtension == "A3DTABLE";
+  if (item.raw_data || to_fits::is_nonstandard_primary(item) ||
+      (item.index > 1 && !standard_xtension && item.data)) {
+    return to_fits::plan_raw(input);
+  }
   const bool column_table =
       item.data && (item.data->tag().starts_with("tag:stsci.edu:asdf/core/table-") ||
                     item.data->tag().starts_with("tag:astropy.org:astropy/table/table-"));
@@ -60,7 +77,7 @@ HduPlan plan_item(const ItemInput& input) {
                           xtension + "')");
   }
   if (column_table) return to_fits::plan_column_table(input);
-  if (xtension == "BINTABLE") return to_fits::plan_bintable(input);
+  if (xtension == "BINTABLE" || xtension == "A3DTABLE") return to_fits::plan_bintable(input);
   if (xtension == "TABLE") return to_fits::plan_ascii_table(input);
   if (item.index == 1 && cards.flag("GROUPS") && cards.integer("NAXIS1", -1) == 0) {
     return to_fits::plan_groups(input);
@@ -68,8 +85,8 @@ HduPlan plan_item(const ItemInput& input) {
   if (item.index > 1 && xtension != "IMAGE") {
     throw input.error(ErrorCode::kMalformed,
                       "XTENSION = '" + xtension +
-                          "' with no `raw_data`: only IMAGE, BINTABLE and TABLE extensions are "
-                          "written from arrays");
+                          "' with no `data`: an extension the standard does not define needs its "
+                          "bytes as a uint8 ndarray");
   }
   return to_fits::plan_image(input);
 }
@@ -89,12 +106,31 @@ ConversionReport convert_asdf_to_fits(const std::string& input, const std::strin
   report.output = output;
   report.fits_tag = list.tag;
 
+  // What followed the last HDU's data in the FITS file (its padding as found and any bytes
+  // after it), when that was not exactly its padding: written in place of that padding.
+  std::optional<asdfcore::ndarray::NDArray> trailer;
+  if (list.path == "/fits") {
+    const auto root = file.resolved_tree();
+    if (const auto t = root->get(to_fits::kTrailerKey); t && t->is_mapping()) {
+      const auto bytes = t->get("bytes");
+      const ErrorContext where{.file = input, .tree_path = "/" + std::string(to_fits::kTrailerKey)};
+      if (!bytes || !asdfcore::tree::is_ndarray(*bytes)) {
+        throw Error(ErrorCode::kMalformed, "`bytes` must be a uint8 ndarray", where);
+      }
+      trailer = file.array(*bytes, "/" + std::string(to_fits::kTrailerKey) + "/bytes",
+                           asdfcore::ndarray::NDArray::Load::kDeferred);
+      if (trailer->dtype().itemsize() != 1 || !trailer->dtype().is_numeric()) {
+        throw Error(ErrorCode::kMalformed, "`bytes` must hold bytes (uint8)", where);
+      }
+    }
+  }
   asdfcore::io::AtomicFile out(output, options.durable);
   for (const FitsItem& item : list.items) {
     const ErrorContext where{.file = input, .tree_path = item.path, .hdu = item.index};
     const ItemInput in{file, item, where};
     try {
       HduPlan plan = plan_item(in);
+      if (trailer && &item == &list.items.back()) plan.pad = false;
       plan.report.index = item.index;
       plan.report.name = hdu_name(item.header, item.index);
       const to_fits::WrittenHdu written = to_fits::write_hdu(out, plan, options.add_checksums);
@@ -111,6 +147,14 @@ ConversionReport convert_asdf_to_fits(const std::string& input, const std::strin
       if (e.code() == ErrorCode::kIo) throw;
       throw e.with_context(where);
     }
+  }
+  if (trailer) {
+    TrailerSink sink(out);
+    to_fits::write_big_endian(*trailer, false, sink);
+    report.findings.push_back(Finding{0, "trailer-written",
+                                      std::to_string(trailer->size()) +
+                                          " bytes after the last HDU's data written back from `" +
+                                          std::string(to_fits::kTrailerKey) + "`"});
   }
   if (list.lists_found > 1 && !report.hdus.empty()) {
     report.hdus.front().notes.push_back("the tree has " + std::to_string(list.lists_found) +

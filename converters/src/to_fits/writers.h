@@ -27,8 +27,12 @@ struct ItemInput {
 
 /// Primary arrays and IMAGE extensions.
 HduPlan plan_image(const ItemInput& input);
-/// Items carried as bytes (`raw_data`).
+/// Items carried as bytes (`data` of uint8 for a foreign extension or a SIMPLE = F primary;
+/// `raw_data` in older outputs).
 HduPlan plan_raw(const ItemInput& input);
+/// Return true for the primary item of a SIMPLE = F file (no GROUPS card): its data is every
+/// byte after the header, unpadded, as astropy reads it.
+bool is_nonstandard_primary(const FitsItem& item);
 /// Tile-compressed images (`compressed_header` with an image `header`).
 HduPlan plan_compressed_image(const ItemInput& input);
 /// Tile-compressed tables (`compressed_header` with a BINTABLE `header`).
