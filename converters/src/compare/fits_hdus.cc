@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <set>
 
 #include "asdfcore/error.h"
@@ -159,9 +160,11 @@ std::string hdu_name(const std::vector<Card>& cards, int index) {
 }
 
 /// Fill the structure of `h` from its cards and take its data from `bytes` at `data_start`
-/// (`data_end`: where the HDU's last block ends).
+/// (`data_end`: where the HDU's padding ends; for the last HDU, the end of the file, so that
+/// bytes after it count as its padding). `size`, when given, is the data's size instead of the
+/// one the cards declare (a SIMPLE = F primary's data is the rest of the file).
 void describe(FitsHdu& h, const asdfcore::io::Buffer& bytes, std::uint64_t data_start,
-              std::uint64_t data_end) {
+              std::uint64_t data_end, std::optional<std::uint64_t> size = std::nullopt) {
   const auto& cards = h.header.cards;
   h.name = hdu_name(cards, h.index);
   h.xtension = trim_right(card_string(cards, "XTENSION"));
@@ -201,6 +204,10 @@ void describe(FitsHdu& h, const asdfcore::io::Buffer& bytes, std::uint64_t data_
     h.kind = h.xtension.empty() ? "unknown" : h.xtension;
   }
 
+  if (size) {
+    h.declared_size = *size;
+    h.kind = "non-standard (SIMPLE = F)";
+  }
   const std::uint64_t available = data_start < bytes.size() ? bytes.size() - data_start : 0;
   const std::uint64_t present = std::min(h.declared_size, available);
   h.data = bytes.slice(static_cast<std::size_t>(std::min<std::uint64_t>(data_start, bytes.size())),
@@ -250,7 +257,9 @@ std::vector<FitsHdu> read_fits_hdus(const std::string& path, bool decompress_til
       const std::string_view text(reinterpret_cast<const char*>(bytes.data()) + start,
                                   bytes.size() - start);
       h.header = read_header(text, extent.index, path, lenient);
-      describe(h, bytes, extent.data_start, extent.data_end);
+      const bool last = &extent == &file.hdus().back();
+      describe(h, bytes, extent.data_start, last ? bytes.size() : extent.data_end,
+               extent.nonstandard_primary ? std::optional(extent.data_size) : std::nullopt);
     }
     out.push_back(std::move(h));
   }

@@ -286,7 +286,9 @@ class CompressedImageConverter final : public HduConverter {
       const std::string& k = c.keyword;
       std::string from;
       if (k == "XTENSION") {
-        from = comment_of("ZTENSION") ? "ZTENSION" : "XTENSION";
+        // A compressed primary (ZSIMPLE, no ZTENSION) keeps CFITSIO's comment of an image
+        // extension: the table's XTENSION comment ("binary table extension") is not this card's.
+        if (comment_of("ZTENSION")) from = "ZTENSION";
       } else if (k == "BITPIX" || k == "NAXIS" || k == "PCOUNT" || k == "GCOUNT" ||
                  (k.starts_with("NAXIS") && k.size() > 5 &&
                   k.find_first_not_of("0123456789", 5) == std::string::npos)) {
