@@ -1,6 +1,7 @@
 #include "asdfcore/format/container.h"
 
 #include <algorithm>
+#include <future>
 #include <limits>
 #include <new>
 #include <string_view>
@@ -258,13 +259,28 @@ std::optional<compression::Md5Digest> Container::stored_digest(std::size_t i, bo
   return compression::md5(stored_data(i).span());
 }
 
-Error Container::checksum_mismatch(std::size_t i, const compression::Md5Digest& stored_md5) const {
+Error Container::checksum_mismatch(std::size_t i, const compression::Md5Digest& stored_md5,
+                                   const std::optional<compression::Md5Digest>& decoded_md5,
+                                   const std::string& why_not_decoded) const {
   const BlockInfo& b = block_at(i);
-  return Error(ErrorCode::kChecksum,
-               "checksum mismatch: the block stores MD5 " + compression::to_hex(b.header.checksum) +
-                   " but its data hashes to " + compression::to_hex(stored_md5) +
-                   (b.header.compression_label().empty() ? "" : " (stored bytes)"),
-               where(i));
+  // The context names the file, the block (0-based) and its offset.
+  std::string message = "checksum mismatch: the block header stores MD5 " +
+                        compression::to_hex(b.header.checksum) + ", but ";
+  if (b.header.compression_label().empty()) {
+    message += "its data hashes to " + compression::to_hex(stored_md5);
+  } else {
+    message += "its stored (" + b.header.compression_label() + ") bytes hash to " +
+               compression::to_hex(stored_md5) + " (the standard's convention)";
+    if (decoded_md5) {
+      message += " and its decoded data to " + compression::to_hex(*decoded_md5) +
+                 " (python asdf 2.14-5.2's)";
+    } else if (!why_not_decoded.empty()) {
+      message += ", and its data cannot be decoded to try the other convention (" +
+                 why_not_decoded + ")";
+    }
+  }
+  message += ": the file is damaged (or its checksum field is)";
+  return Error(ErrorCode::kChecksum, message, where(i));
 }
 
 io::Buffer Container::data(std::size_t i, bool verify_checksum) const {
@@ -294,9 +310,12 @@ io::Buffer Container::data(std::size_t i, bool verify_checksum) const {
     }
     decoded = std::move(out.buffer);
   }
-  if (verify_checksum && b.header.has_checksum() && !stored_ok &&
-      (codec == nullptr || compression::md5(decoded.span()) != b.header.checksum)) {
+  if (verify_checksum && b.header.has_checksum() && !stored_ok && codec == nullptr) {
     throw checksum_mismatch(i, *stored_md5);
+  }
+  if (verify_checksum && b.header.has_checksum() && !stored_ok) {
+    const compression::Md5Digest decoded_md5 = compression::md5(decoded.span());
+    if (decoded_md5 != b.header.checksum) throw checksum_mismatch(i, *stored_md5, decoded_md5);
   }
   return decoded;
 }
@@ -306,40 +325,70 @@ void Container::data_stream(std::size_t i, bool verify_checksum,
   const BlockInfo& b = block_at(i);
   const io::Buffer stored = bytes_.slice(b.data_offset, b.stored_size);
   const compression::Codec* codec = codec_for(i);
-  const auto stored_md5 = stored_digest(i, verify_checksum);
-  const bool stored_ok = stored_md5 && *stored_md5 == b.header.checksum;
-  // The other convention (MD5 of the decoded bytes) is hashed on the way.
-  const bool hash_decoded = verify_checksum && b.header.has_checksum() && !stored_ok && codec;
-  compression::Md5 decoded_md5;
-  const auto hand_on = [&](std::span<const std::uint8_t> piece) {
-    if (hash_decoded) decoded_md5.update(piece);
-    write(piece);
-  };
+  const bool verify = verify_checksum && b.header.has_checksum();
   if (codec == nullptr) {
+    // The block's MD5 is computed by a second thread while its bytes are handed on (both read
+    // the same mapping; a page released below faults back from the file if the hash is behind).
+    std::future<compression::Md5Digest> digest;
+    if (verify) {
+      digest = std::async(std::launch::async, [&stored] { return compression::md5(stored.span()); });
+    }
     // Mapped bytes in large pieces whose pages are let go once handed on.
     constexpr std::size_t kPiece = std::size_t{16} << 20;
     const auto bytes = stored.span();
     for (std::size_t at = 0; at < bytes.size(); at += kPiece) {
       const auto part = bytes.subspan(at, std::min(kPiece, bytes.size() - at));
-      hand_on(part);
+      write(part);  // a throw waits for the hash (the future's destructor) before unwinding
       stored.release(part);
     }
-  } else {
-    try {
-      codec->decompress_stream(stored, b.header.data_size, hand_on);
-    } catch (const Error& e) {
-      throw e.with_context(where(i));
-    } catch (const std::bad_alloc&) {
-      throw Error(ErrorCode::kLimit,
-                  "block declares data_size " + std::to_string(b.header.data_size) +
-                      " bytes, which cannot be allocated",
-                  where(i));
+    if (verify) {
+      const compression::Md5Digest md5 = digest.get();
+      if (md5 != b.header.checksum) throw checksum_mismatch(i, md5);
     }
+    return;
   }
-  if (verify_checksum && b.header.has_checksum() && !stored_ok &&
-      (!hash_decoded || decoded_md5.finish() != b.header.checksum)) {
-    throw checksum_mismatch(i, *stored_md5);
+  const auto stored_md5 = stored_digest(i, verify_checksum);
+  const bool stored_ok = stored_md5 && *stored_md5 == b.header.checksum;
+  // The other convention (MD5 of the decoded bytes) is hashed on the way.
+  const bool hash_decoded = verify && !stored_ok;
+  compression::Md5 decoded_md5;
+  const auto hand_on = [&](std::span<const std::uint8_t> piece) {
+    if (hash_decoded) decoded_md5.update(piece);
+    write(piece);
+  };
+  try {
+    codec->decompress_stream(stored, b.header.data_size, hand_on);
+  } catch (const Error& e) {
+    throw e.with_context(where(i));
+  } catch (const std::bad_alloc&) {
+    throw Error(ErrorCode::kLimit,
+                "block declares data_size " + std::to_string(b.header.data_size) +
+                    " bytes, which cannot be allocated",
+                where(i));
   }
+  if (hash_decoded) {
+    const compression::Md5Digest decoded = decoded_md5.finish();
+    if (decoded != b.header.checksum) throw checksum_mismatch(i, *stored_md5, decoded);
+  }
+}
+
+ChecksumStatus Container::verify_checksum(std::size_t i) const {
+  const BlockInfo& b = block_at(i);
+  if (!b.header.has_checksum()) return ChecksumStatus::kUnchecked;
+  const compression::Md5Digest stored_md5 = compression::md5(stored_data(i).span());
+  if (stored_md5 == b.header.checksum) return ChecksumStatus::kMatchesStored;
+  if (b.header.compression_label().empty()) throw checksum_mismatch(i, stored_md5);
+  compression::Md5 decoded_md5;
+  try {
+    data_stream(i, false, [&decoded_md5](std::span<const std::uint8_t> piece) {
+      decoded_md5.update(piece);
+    });
+  } catch (const Error& e) {
+    throw checksum_mismatch(i, stored_md5, std::nullopt, e.message());
+  }
+  const compression::Md5Digest decoded = decoded_md5.finish();
+  if (decoded != b.header.checksum) throw checksum_mismatch(i, stored_md5, decoded);
+  return ChecksumStatus::kMatchesDecoded;
 }
 
 ChecksumStatus Container::check(std::size_t i) const {
