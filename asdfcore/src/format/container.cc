@@ -25,6 +25,22 @@ std::optional<std::uint64_t> find_magic(std::span<const std::uint8_t> file, std:
   return at;
 }
 
+/// Pieces in which a block's mapped bytes are handed on, hashed and let go.
+constexpr std::size_t kStreamPiece = std::size_t{16} << 20;
+
+/// Return the MD5 of `bytes`, hashed in pieces whose pages are let go once hashed, so a large
+/// block is never held mapped whole (the pages fault back from the file if read again).
+compression::Md5Digest digest_releasing(const io::Buffer& bytes) {
+  compression::Md5 md5;
+  const auto span = bytes.span();
+  for (std::size_t at = 0; at < span.size(); at += kStreamPiece) {
+    const auto part = span.subspan(at, std::min(kStreamPiece, span.size() - at));
+    md5.update(part);
+    bytes.release(part);
+  }
+  return md5.finish();
+}
+
 }  // namespace
 
 std::string_view checksum_status_name(ChecksumStatus status) noexcept {
@@ -256,7 +272,7 @@ const compression::Codec* Container::codec_for(std::size_t i) const {
 std::optional<compression::Md5Digest> Container::stored_digest(std::size_t i, bool verify) const {
   const BlockInfo& b = block_at(i);
   if (!verify || !b.header.has_checksum()) return std::nullopt;
-  return compression::md5(stored_data(i).span());
+  return digest_releasing(stored_data(i));
 }
 
 Error Container::checksum_mismatch(std::size_t i, const compression::Md5Digest& stored_md5,
@@ -327,23 +343,22 @@ void Container::data_stream(std::size_t i, bool verify_checksum,
   const compression::Codec* codec = codec_for(i);
   const bool verify = verify_checksum && b.header.has_checksum();
   if (codec == nullptr) {
-    // The block's MD5 is computed by a second thread while its bytes are handed on (both read
-    // the same mapping; a page released below faults back from the file if the hash is behind).
-    std::future<compression::Md5Digest> digest;
-    if (verify) {
-      digest = std::async(std::launch::async, [&stored] { return compression::md5(stored.span()); });
-    }
-    // Mapped bytes in large pieces whose pages are let go once handed on.
-    constexpr std::size_t kPiece = std::size_t{16} << 20;
+    // Mapped bytes in large pieces whose pages are let go once handed on. With verification a
+    // second thread hashes each piece while it is handed on, and its pages go when both are
+    // done: the hash costs no time beside a slower consumer, and no memory.
     const auto bytes = stored.span();
-    for (std::size_t at = 0; at < bytes.size(); at += kPiece) {
-      const auto part = bytes.subspan(at, std::min(kPiece, bytes.size() - at));
+    compression::Md5 md5;
+    for (std::size_t at = 0; at < bytes.size(); at += kStreamPiece) {
+      const auto part = bytes.subspan(at, std::min(kStreamPiece, bytes.size() - at));
+      std::future<void> hashed;
+      if (verify) hashed = std::async(std::launch::async, [&md5, part] { md5.update(part); });
       write(part);  // a throw waits for the hash (the future's destructor) before unwinding
+      if (hashed.valid()) hashed.get();
       stored.release(part);
     }
     if (verify) {
-      const compression::Md5Digest md5 = digest.get();
-      if (md5 != b.header.checksum) throw checksum_mismatch(i, md5);
+      const compression::Md5Digest digest = md5.finish();
+      if (digest != b.header.checksum) throw checksum_mismatch(i, digest);
     }
     return;
   }
@@ -375,7 +390,7 @@ void Container::data_stream(std::size_t i, bool verify_checksum,
 ChecksumStatus Container::verify_checksum(std::size_t i) const {
   const BlockInfo& b = block_at(i);
   if (!b.header.has_checksum()) return ChecksumStatus::kUnchecked;
-  const compression::Md5Digest stored_md5 = compression::md5(stored_data(i).span());
+  const compression::Md5Digest stored_md5 = digest_releasing(stored_data(i));
   if (stored_md5 == b.header.checksum) return ChecksumStatus::kMatchesStored;
   if (b.header.compression_label().empty()) throw checksum_mismatch(i, stored_md5);
   compression::Md5 decoded_md5;
