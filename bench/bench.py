@@ -46,13 +46,14 @@ class Job:
     ASDF file and touch every array)."""
 
     def __init__(self, name, source, kind="to_asdf", compression=None, fsync=False,
-                 no_checksum=False):
+                 no_checksum=False, no_verify=False):
         self.name = name
         self.source = source          # an input name of make_inputs.py
         self.kind = kind
         self.compression = compression
         self.fsync = fsync            # also time fitsasdf with its default fsync
         self.no_checksum = no_checksum  # also time fitsasdf --no-checksum
+        self.no_verify = no_verify      # to_fits: also time fitsasdf --no-verify-checksums
 
     @property
     def slug(self):
@@ -62,6 +63,24 @@ class Job:
     def derived(self):
         """The name of the ASDF input a to_fits job converts back."""
         return self.source + "_asdf" + ("_" + self.compression if self.compression else "")
+
+
+NO_VERIFY = "fitsasdf (no verify)"
+
+
+def verify_costs(results):
+    """One line per to_fits job timed with and without --no-verify-checksums: the two wall times
+    side by side and their ratio (the cost of verifying the input's block checksums)."""
+    walls = {(r["job"], r["contestant"]): r.get("wall") for r in results}
+    lines = []
+    for r in results:
+        if r["contestant"] != NO_VERIFY:
+            continue
+        verified, unverified = walls.get((r["job"], "fitsasdf")), r.get("wall")
+        if verified and unverified:
+            lines.append(f"- {r['job']}: verified {verified:.3f} s, --no-verify-checksums "
+                         f"{unverified:.3f} s, ratio {verified / unverified:.2f}x")
+    return lines
 
 
 def contestants(args, job):
@@ -93,6 +112,11 @@ def contestants(args, job):
     elif job.kind == "to_fits":
         table["cp"] = (lambda i, o: ["cp", i, o], ".asdf")
         table["fitsasdf"] = (lambda i, o: [fitsasdf, "convert", i, "-o", o, "--no-fsync"], ".fits")
+        if job.no_verify:
+            # The input's block MD5s are verified by default: this row is the data path alone.
+            table[NO_VERIFY] = (
+                lambda i, o: [fitsasdf, "convert", i, "-o", o, "--no-fsync",
+                              "--no-verify-checksums"], ".fits")
         table["python"] = (lambda i, o: [PYTHON, script, i, o], ".fits")
     elif job.kind == "batch":
         workers = str(os.cpu_count() or 1)
@@ -121,8 +145,8 @@ def jobs(quick, selected=None):
         Job("200 extensions", "mef200"),
         Job("5000-card header", "hdr5000"),
         Job("table 5M rows x 10 cols", "table5m", no_checksum=True),
-        Job(big_label + " to FITS", big, kind="to_fits"),
-        Job(big_label + " zlib to FITS", big, kind="to_fits", compression="zlib"),
+        Job(big_label + " to FITS", big, kind="to_fits", no_verify=True),
+        Job(big_label + " zlib to FITS", big, kind="to_fits", compression="zlib", no_verify=True),
         Job("u16 256 MiB BZERO to FITS", "u16_256mib", kind="to_fits"),
         Job("tiled 64 MiB RICE_1 to FITS", "tiled_rice", kind="to_fits"),
         Job("200 extensions to FITS", "mef200", kind="to_fits"),
@@ -546,11 +570,16 @@ def write_results(args, info, inputs, results, rows, previous_meta, change_lines
         "does), hashed in a second thread beside the kernel's copy; MD5 is sequential and runs "
         "at about 0.75 GB/s on one core here, so on the large jobs it sets the pace. "
         "`fitsasdf (no checksum)` is the same conversion with `--no-checksum`: the data path "
-        "itself. See bench/README.md (\"Checksums\").",
+        "itself. See bench/README.md (\"Checksums\"). On the `to FITS` jobs `fitsasdf` verifies "
+        "the input's block MD5s (the default) and `fitsasdf (no verify)` is the same with "
+        "`--no-verify-checksums`.",
         "",
         markdown_table(rows),
         "",
     ]
+    if verify_costs(results):
+        lines += ["Checksum verification, ASDF -> FITS (verified / `--no-verify-checksums`):", ""]
+        lines += verify_costs(results) + [""]
     if change_lines:
         lines += [
             f"Against the previous results ({previous_meta.get('date', 'date unknown')}, "
@@ -630,6 +659,9 @@ def main():
     change_lines = changes(results, previous)
     print()
     print(text_table(rows))
+    if verify_costs(results):
+        print("\nchecksum verification, ASDF -> FITS (verified / --no-verify-checksums):")
+        print("\n".join(verify_costs(results)))
     if change_lines:
         print()
         print("\n".join(line.replace("**", "") for line in change_lines))

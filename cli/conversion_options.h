@@ -64,6 +64,9 @@ inline void add_conversion_options(boost::program_options::options_description& 
       "add-checksums",
       "ASDF input: give every HDU fresh CHECKSUM and DATASUM cards (HDUs that "
       "have them always get them recomputed)")(
+      "no-verify-checksums",
+      "ASDF input: do not check the blocks' MD5 checksums (by default a block whose MD5 "
+      "matches neither its stored bytes nor its decoded data fails the conversion, exit 2)")(
       "compression-level", po::value<int>()->default_value(-1),
       "zlib: 1-2 ISA-L fast (the default), 3-4 ISA-L slower, 5-9 zlib's own levels, 0 stored; "
       "bzp2: 1-9; lz4: acceleration")(
@@ -132,6 +135,7 @@ inline AsdfToFitsOptions asdf_to_fits_options(const boost::program_options::vari
   AsdfToFitsOptions options;
   options.durable = vm.count("no-fsync") == 0;
   options.add_checksums = vm.count("add-checksums") > 0;
+  options.verify_checksums = vm.count("no-verify-checksums") == 0;
   options.limits = read_limits(vm);
   return options;
 }

@@ -88,8 +88,10 @@ int run_convert(const std::vector<std::string>& args) {
   if (!parse_command_line(args, opts, "input", vm)) return kExitOk;
   if (!vm.count("input")) throw po::error("fitsasdf convert needs an input file");
   if (is_asdf(vm["input"].as<std::string>())) return run_to_fits(vm["input"].as<std::string>(), vm);
-  if (vm.count("add-checksums")) {
-    throw po::error("--add-checksums applies to ASDF input (written to FITS)");
+  for (const char* asdf_only : {"add-checksums", "no-verify-checksums"}) {
+    if (vm.count(asdf_only)) {
+      throw po::error(std::string("--") + asdf_only + " applies to ASDF input (written to FITS)");
+    }
   }
   const ConvertOptions options = fits_to_asdf_options(vm);
   const std::string input = vm["input"].as<std::string>();

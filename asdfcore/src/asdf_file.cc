@@ -20,7 +20,8 @@ class FileBlocks final : public ndarray::BlockProvider {
       : container_(std::move(container)),
         verify_(verify),
         policy_(std::move(policy)),
-        layout_(layout) {}
+        layout_(layout),
+        verified_(container_.blocks().size(), false) {}
 
   io::Buffer block(std::int64_t index) const override {
     const auto count = static_cast<std::int64_t>(container_.blocks().size());
@@ -31,7 +32,9 @@ class FileBlocks final : public ndarray::BlockProvider {
                       std::to_string(count),
                   ErrorContext{.file = container_.name()});
     }
-    return container_.data(static_cast<std::size_t>(i), verify_);
+    io::Buffer data = container_.data(static_cast<std::size_t>(i), verify_);
+    mark_verified(static_cast<std::size_t>(i));
+    return data;
   }
 
   std::uint64_t block_count() const override { return container_.blocks().size(); }
@@ -42,7 +45,15 @@ class FileBlocks final : public ndarray::BlockProvider {
     const auto& blocks = container_.blocks();
     if (index < 0 || static_cast<std::uint64_t>(index) >= blocks.size()) return std::nullopt;
     const format::BlockHeader& header = blocks[static_cast<std::size_t>(index)].header;
-    if (header.compression_label().empty() || header.data_size < kStreamFrom) return std::nullopt;
+    if (header.data_size < kStreamFrom) return std::nullopt;
+    // An uncompressed block is a view of the mapping; streamed only to hash it on the way.
+    if (header.compression_label().empty()) {
+      const format::BlockInfo& b = blocks[static_cast<std::size_t>(index)];
+      if (!verify_ || !header.has_checksum() || !b.problem.empty() ||
+          header.data_size != b.stored_size) {
+        return std::nullopt;
+      }
+    }
     return header.data_size;
   }
 
@@ -54,6 +65,20 @@ class FileBlocks final : public ndarray::BlockProvider {
       return;
     }
     container_.data_stream(static_cast<std::size_t>(index), verify_, write);
+    mark_verified(static_cast<std::size_t>(index));
+  }
+
+  void verify_unread() const {
+    const auto& blocks = container_.blocks();
+    for (std::size_t i = 0; i < blocks.size(); ++i) {
+      if (!blocks[i].problem.empty() || !blocks[i].header.has_checksum()) continue;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (verified_[i]) continue;
+      }
+      (void)container_.verify_checksum(i);
+      mark_verified(i);
+    }
   }
 
   io::Buffer external(const std::string& uri) const override {
@@ -84,12 +109,19 @@ class FileBlocks final : public ndarray::BlockProvider {
   const format::Container& container() const { return container_; }
 
  private:
+  void mark_verified(std::size_t i) const {
+    if (!verify_) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    verified_[i] = true;
+  }
+
   format::Container container_;
   bool verify_;
   tree::ReferencePolicy policy_;
   format::ReadOptions layout_;
   mutable std::mutex mutex_;
   mutable std::map<fs::path, format::Container> externals_;
+  mutable std::vector<bool> verified_;  ///< Blocks a read has verified (guarded by mutex_).
 };
 
 }  // namespace
@@ -168,6 +200,8 @@ tree::NodePtr AsdfFile::resolved_tree() const {
   });
   return state_->resolved;
 }
+
+void AsdfFile::verify_unread_checksums() const { state_->blocks->verify_unread(); }
 
 ndarray::NDArray AsdfFile::array(const tree::Node& node, const std::string& path) const {
   try {

@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "asdfcore/format/container.h"
 #include "support/catch.h"
 #include "support/fits_builder.h"
 #include "support/paths.h"
@@ -447,4 +448,74 @@ TEST_CASE("convert stores block checksums unless told not to", "[cli][convert]")
   CHECK(refused.status == 4);
   CHECK(refused.err.find("--checksum applies to FITS input") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir / "back.fits"));
+}
+
+TEST_CASE("convert and batch check an ASDF input's block checksums unless told not to",
+          "[cli][convert][checksum]") {
+  // ASDF inputs made by convert: uncompressed (stored MD5), zlib with the stored bytes' MD5 and
+  // zlib with the decoded data's (python asdf 2.14's convention); each in a folder of its own,
+  // so the default output name is free.
+  TempDir dir;
+  write_file(dir / "img.fits", image_fits(3000));
+  const std::vector<std::pair<std::string, std::vector<std::string>>> kinds{
+      {"plain", {}},
+      {"zlib_stored", {"--compress", "zlib", "--checksum", "stored"}},
+      {"zlib_decoded", {"--compress", "zlib", "--checksum", "decoded"}}};
+  for (const auto& [name, extra] : kinds) {
+    fs::create_directory(dir / name);
+    const fs::path asdf = dir / name / (name + ".asdf");
+    std::vector<std::string> args{"convert", (dir / "img.fits").string(), "-o", asdf.string(),
+                                  "-q"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    REQUIRE(run_cli(args).status == 0);
+    INFO(name);
+    // Intact: converts in either convention, back to the original bytes.
+    const fs::path back = dir / (name + ".fits");
+    REQUIRE(run_cli({"convert", asdf.string(), "-o", back.string(), "-q"}).status == 0);
+    CHECK(read_file(back) == read_file(dir / "img.fits"));
+
+    // A changed checksum field (uncompressed: a changed data byte too).
+    const auto container = asdfcore::format::Container::open(asdf.string());
+    REQUIRE(container.blocks().size() == 1);
+    const auto& block = container.blocks()[0];
+    std::string bytes = read_file(asdf);
+    const std::string intact = bytes;
+    const std::vector<std::uint64_t> places =
+        extra.empty() ? std::vector<std::uint64_t>{block.offset + 38, block.data_offset + 100}
+                      : std::vector<std::uint64_t>{block.offset + 38};
+    for (const std::uint64_t at : places) {
+      bytes = intact;
+      bytes[at] = static_cast<char>(bytes[at] ^ 0x01);
+      write_file(asdf, bytes);
+      expect_refused(asdf, 2, "checksum mismatch");
+      const RunResult said = run_cli({"convert", asdf.string(), "-o", (dir / "x.fits").string()});
+      CHECK(said.err.find("error [checksum]") != std::string::npos);
+      CHECK(said.err.find("block 0, byte " + std::to_string(block.offset)) != std::string::npos);
+      const fs::path out = dir / name / "unchecked.fits";
+      const RunResult r =
+          run_cli({"convert", asdf.string(), "-o", out.string(), "-q", "--no-verify-checksums"});
+      CHECK(r.status == 0);
+      CHECK(fs::exists(out));
+      fs::remove(out);
+
+      // batch: the input fails (exit 1), or converts with --no-verify-checksums.
+      const fs::path outdir = dir / (name + "_batch");
+      const RunResult failed = run_cli({"batch", asdf.string(), "-o", outdir.string(), "-q"});
+      CHECK(failed.status == 1);
+      CHECK_FALSE(fs::exists(outdir / (name + ".fits")));
+      const RunResult unchecked = run_cli(
+          {"batch", asdf.string(), "-o", outdir.string(), "-q", "--no-verify-checksums"});
+      CHECK(unchecked.status == 0);
+      CHECK(fs::exists(outdir / (name + ".fits")));
+      fs::remove_all(outdir);
+    }
+  }
+  // A FITS input: the option does not apply.
+  const RunResult refused = run_cli({"convert", (dir / "img.fits").string(), "-o",
+                                     (dir / "x.asdf").string(), "--no-verify-checksums"});
+  CHECK(refused.status == 4);
+  CHECK(refused.err.find("--no-verify-checksums applies to ASDF input") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "x.asdf"));
+  // The help lists it.
+  CHECK(run_cli({"convert", "--help"}).out.find("--no-verify-checksums") != std::string::npos);
 }

@@ -324,9 +324,9 @@ def asdf_cases():
          [fail(2, "malformed")], "an index but no blocks: the arrays have no data")
     case("asdf_checksum_mismatch", "checksum mismatch",
          {"in.asdf": base({0: {"checksum": b"\x01" * 16}})},
-         [ok(), info(0)],
-         "python asdf checks checksums only when asked (validate_checksums); "
-         "convert copies the data, `info --blocks` shows MISMATCH")
+         [fail(2, "checksum"), ok("--no-verify-checksums"), info(0)],
+         "convert checks block checksums by default (exit 2, no output; "
+         "--no-verify-checksums converts), `info --blocks` shows MISMATCH")
 
     # The tree.
     case("asdf_yaml_broken", "broken YAML",

@@ -19,7 +19,9 @@ namespace asdfcore {
 struct OpenOptions {
   format::ReadOptions layout;          ///< Block-layout checks and limits.
   tree::YamlReadOptions yaml;          ///< Tree-size, depth and alias limits.
-  bool verify_checksums = false;       ///< Check each block's MD5 when its data is read.
+  /// Check each block's MD5 (either convention) when its data is read: a large uncompressed
+  /// block read with `Load::kDeferred` is then streamed, hashed by a second thread on the way.
+  bool verify_checksums = false;
   /// Folders besides the file's own that external references and external blocks may reach.
   std::vector<std::filesystem::path> allowed_dirs;
   bool allow_any_path = false;         ///< Let external references reach any local file.
@@ -62,6 +64,12 @@ class AsdfFile {
   /// this file object (or a copy of it).
   ndarray::NDArray array(const tree::Node& node, const std::string& path,
                          ndarray::NDArray::Load load) const;
+  /// Verify the checksum of every block of this file that has one and that no read has
+  /// verified yet (with `OpenOptions::verify_checksums` each read verifies its block), as
+  /// `format::Container::verify_checksum` does, in bounded memory. Blocks whose header is
+  /// damaged (`BlockInfo::problem`) are skipped: they cannot be read at all. Throws `Error`
+  /// (checksum) naming the first block that matches neither convention.
+  void verify_unread_checksums() const;
 
  private:
   struct State;

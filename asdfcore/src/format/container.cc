@@ -1,6 +1,7 @@
 #include "asdfcore/format/container.h"
 
 #include <algorithm>
+#include <future>
 #include <limits>
 #include <new>
 #include <string_view>
@@ -22,6 +23,22 @@ std::optional<std::uint64_t> find_magic(std::span<const std::uint8_t> file, std:
   const std::size_t at = text.find(magic, static_cast<std::size_t>(from));
   if (at == std::string_view::npos) return std::nullopt;
   return at;
+}
+
+/// Pieces in which a block's mapped bytes are handed on, hashed and let go.
+constexpr std::size_t kStreamPiece = std::size_t{16} << 20;
+
+/// Return the MD5 of `bytes`, hashed in pieces whose pages are let go once hashed, so a large
+/// block is never held mapped whole (the pages fault back from the file if read again).
+compression::Md5Digest digest_releasing(const io::Buffer& bytes) {
+  compression::Md5 md5;
+  const auto span = bytes.span();
+  for (std::size_t at = 0; at < span.size(); at += kStreamPiece) {
+    const auto part = span.subspan(at, std::min(kStreamPiece, span.size() - at));
+    md5.update(part);
+    bytes.release(part);
+  }
+  return md5.finish();
 }
 
 }  // namespace
@@ -255,16 +272,31 @@ const compression::Codec* Container::codec_for(std::size_t i) const {
 std::optional<compression::Md5Digest> Container::stored_digest(std::size_t i, bool verify) const {
   const BlockInfo& b = block_at(i);
   if (!verify || !b.header.has_checksum()) return std::nullopt;
-  return compression::md5(stored_data(i).span());
+  return digest_releasing(stored_data(i));
 }
 
-Error Container::checksum_mismatch(std::size_t i, const compression::Md5Digest& stored_md5) const {
+Error Container::checksum_mismatch(std::size_t i, const compression::Md5Digest& stored_md5,
+                                   const std::optional<compression::Md5Digest>& decoded_md5,
+                                   const std::string& why_not_decoded) const {
   const BlockInfo& b = block_at(i);
-  return Error(ErrorCode::kChecksum,
-               "checksum mismatch: the block stores MD5 " + compression::to_hex(b.header.checksum) +
-                   " but its data hashes to " + compression::to_hex(stored_md5) +
-                   (b.header.compression_label().empty() ? "" : " (stored bytes)"),
-               where(i));
+  // The context names the file, the block (0-based) and its offset.
+  std::string message = "checksum mismatch: the block header stores MD5 " +
+                        compression::to_hex(b.header.checksum) + ", but ";
+  if (b.header.compression_label().empty()) {
+    message += "its data hashes to " + compression::to_hex(stored_md5);
+  } else {
+    message += "its stored (" + b.header.compression_label() + ") bytes hash to " +
+               compression::to_hex(stored_md5) + " (the standard's convention)";
+    if (decoded_md5) {
+      message += " and its decoded data to " + compression::to_hex(*decoded_md5) +
+                 " (python asdf 2.14-5.2's)";
+    } else if (!why_not_decoded.empty()) {
+      message += ", and its data cannot be decoded to try the other convention (" +
+                 why_not_decoded + ")";
+    }
+  }
+  message += ": the file is damaged (or its checksum field is)";
+  return Error(ErrorCode::kChecksum, message, where(i));
 }
 
 io::Buffer Container::data(std::size_t i, bool verify_checksum) const {
@@ -294,9 +326,12 @@ io::Buffer Container::data(std::size_t i, bool verify_checksum) const {
     }
     decoded = std::move(out.buffer);
   }
-  if (verify_checksum && b.header.has_checksum() && !stored_ok &&
-      (codec == nullptr || compression::md5(decoded.span()) != b.header.checksum)) {
+  if (verify_checksum && b.header.has_checksum() && !stored_ok && codec == nullptr) {
     throw checksum_mismatch(i, *stored_md5);
+  }
+  if (verify_checksum && b.header.has_checksum() && !stored_ok) {
+    const compression::Md5Digest decoded_md5 = compression::md5(decoded.span());
+    if (decoded_md5 != b.header.checksum) throw checksum_mismatch(i, *stored_md5, decoded_md5);
   }
   return decoded;
 }
@@ -306,40 +341,69 @@ void Container::data_stream(std::size_t i, bool verify_checksum,
   const BlockInfo& b = block_at(i);
   const io::Buffer stored = bytes_.slice(b.data_offset, b.stored_size);
   const compression::Codec* codec = codec_for(i);
+  const bool verify = verify_checksum && b.header.has_checksum();
+  if (codec == nullptr) {
+    // Mapped bytes in large pieces whose pages are let go once handed on. With verification a
+    // second thread hashes each piece while it is handed on, and its pages go when both are
+    // done: the hash costs no time beside a slower consumer, and no memory.
+    const auto bytes = stored.span();
+    compression::Md5 md5;
+    for (std::size_t at = 0; at < bytes.size(); at += kStreamPiece) {
+      const auto part = bytes.subspan(at, std::min(kStreamPiece, bytes.size() - at));
+      std::future<void> hashed;
+      if (verify) hashed = std::async(std::launch::async, [&md5, part] { md5.update(part); });
+      write(part);  // a throw waits for the hash (the future's destructor) before unwinding
+      if (hashed.valid()) hashed.get();
+      stored.release(part);
+    }
+    if (verify) {
+      const compression::Md5Digest digest = md5.finish();
+      if (digest != b.header.checksum) throw checksum_mismatch(i, digest);
+    }
+    return;
+  }
   const auto stored_md5 = stored_digest(i, verify_checksum);
   const bool stored_ok = stored_md5 && *stored_md5 == b.header.checksum;
   // The other convention (MD5 of the decoded bytes) is hashed on the way.
-  const bool hash_decoded = verify_checksum && b.header.has_checksum() && !stored_ok && codec;
+  const bool hash_decoded = verify && !stored_ok;
   compression::Md5 decoded_md5;
   const auto hand_on = [&](std::span<const std::uint8_t> piece) {
     if (hash_decoded) decoded_md5.update(piece);
     write(piece);
   };
-  if (codec == nullptr) {
-    // Mapped bytes in large pieces whose pages are let go once handed on.
-    constexpr std::size_t kPiece = std::size_t{16} << 20;
-    const auto bytes = stored.span();
-    for (std::size_t at = 0; at < bytes.size(); at += kPiece) {
-      const auto part = bytes.subspan(at, std::min(kPiece, bytes.size() - at));
-      hand_on(part);
-      stored.release(part);
-    }
-  } else {
-    try {
-      codec->decompress_stream(stored, b.header.data_size, hand_on);
-    } catch (const Error& e) {
-      throw e.with_context(where(i));
-    } catch (const std::bad_alloc&) {
-      throw Error(ErrorCode::kLimit,
-                  "block declares data_size " + std::to_string(b.header.data_size) +
-                      " bytes, which cannot be allocated",
-                  where(i));
-    }
+  try {
+    codec->decompress_stream(stored, b.header.data_size, hand_on);
+  } catch (const Error& e) {
+    throw e.with_context(where(i));
+  } catch (const std::bad_alloc&) {
+    throw Error(ErrorCode::kLimit,
+                "block declares data_size " + std::to_string(b.header.data_size) +
+                    " bytes, which cannot be allocated",
+                where(i));
   }
-  if (verify_checksum && b.header.has_checksum() && !stored_ok &&
-      (!hash_decoded || decoded_md5.finish() != b.header.checksum)) {
-    throw checksum_mismatch(i, *stored_md5);
+  if (hash_decoded) {
+    const compression::Md5Digest decoded = decoded_md5.finish();
+    if (decoded != b.header.checksum) throw checksum_mismatch(i, *stored_md5, decoded);
   }
+}
+
+ChecksumStatus Container::verify_checksum(std::size_t i) const {
+  const BlockInfo& b = block_at(i);
+  if (!b.header.has_checksum()) return ChecksumStatus::kUnchecked;
+  const compression::Md5Digest stored_md5 = digest_releasing(stored_data(i));
+  if (stored_md5 == b.header.checksum) return ChecksumStatus::kMatchesStored;
+  if (b.header.compression_label().empty()) throw checksum_mismatch(i, stored_md5);
+  compression::Md5 decoded_md5;
+  try {
+    data_stream(i, false, [&decoded_md5](std::span<const std::uint8_t> piece) {
+      decoded_md5.update(piece);
+    });
+  } catch (const Error& e) {
+    throw checksum_mismatch(i, stored_md5, std::nullopt, e.message());
+  }
+  const compression::Md5Digest decoded = decoded_md5.finish();
+  if (decoded != b.header.checksum) throw checksum_mismatch(i, stored_md5, decoded);
+  return ChecksumStatus::kMatchesDecoded;
 }
 
 ChecksumStatus Container::check(std::size_t i) const {

@@ -18,6 +18,12 @@ struct AsdfToFitsOptions {
   /// header has them get them recomputed whatever this says, keeping their comments, so a valid
   /// original comes back byte for byte.
   bool add_checksums = false;
+  /// Verify each block's MD5 checksum (when its header carries one; zeros mean none) in either
+  /// convention, the stored bytes' (the standard) or the decoded data's (python asdf 2.14-5.2):
+  /// as its data is read for the output (an uncompressed block hashed by a second thread while
+  /// it is written, a compressed one at the end of its streamed decode), and the blocks the
+  /// output does not read before the output is committed. A mismatch is an `Error` (checksum).
+  bool verify_checksums = true;
   /// Limits on what the ASDF input may make this read (block sizes, tree size and depth).
   ReadLimits limits;
 };
@@ -34,7 +40,9 @@ struct AsdfToFitsOptions {
 /// became (`notes`: what was not written back exactly). Throws `asdfcore::Error` naming the
 /// file, and the item's tree path and HDU: (not-fits) for a tree without a fits list,
 /// (malformed) for an item whose header and data disagree, or whose cards or data FITS cannot
-/// hold; (io) when the output cannot be written.
+/// hold; (checksum) with `verify_checksums` for a block whose stored MD5 matches neither its
+/// stored bytes nor its decoded data, naming the block (0-based) and its offset; (io) when the
+/// output cannot be written. Nothing is left at `output` when it throws.
 ConversionReport convert_asdf_to_fits(const std::string& input, const std::string& output,
                                       const AsdfToFitsOptions& options = {});
 

@@ -42,6 +42,9 @@ FileKind file_kind(const std::string& path) {
 void asdf_to_fits(const std::string& asdf, const std::string& fits) {
   AsdfToFitsOptions options;
   options.durable = false;  // a temporary file
+  // verify reports each block's checksum itself (a finding, not a failure), and diff compares
+  // content: a wrong MD5 must not stop either from reading the data.
+  options.verify_checksums = false;
   convert_asdf_to_fits(asdf, fits, options);
 }
 

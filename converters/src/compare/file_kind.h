@@ -15,7 +15,8 @@ enum class FileKind {
 /// and (not-fits) when it is neither.
 FileKind file_kind(const std::string& path);
 
-/// Convert the ASDF file `asdf` to the FITS file `fits` (`convert_asdf_to_fits`).
+/// Convert the ASDF file `asdf` to the FITS file `fits` (`convert_asdf_to_fits`), its block
+/// checksums not verified (verify checks them itself and reports them).
 void asdf_to_fits(const std::string& asdf, const std::string& fits);
 
 }  // namespace fitsasdf::compare

@@ -519,7 +519,9 @@ std::vector<std::uint8_t> read_whole(const std::string& path) {
 
 ConversionReport write_asdf_in_fits(const std::string& input, const std::string& output,
                                     const AsdfToFitsOptions& options) {
-  const asdfcore::AsdfFile file = asdfcore::AsdfFile::open(input, options.limits.open_options());
+  asdfcore::OpenOptions open = options.limits.open_options();
+  open.verify_checksums = options.verify_checksums;
+  const asdfcore::AsdfFile file = asdfcore::AsdfFile::open(input, open);
   // The tree as written: `$ref`s stay references, as python asdf writes them back.
   NodePtr root = asdfcore::tree::deep_copy(file.tree());
   Planner planner(file);
@@ -585,7 +587,11 @@ ConversionReport write_asdf_in_fits(const std::string& input, const std::string&
   write.asdf_standard = "1.5.0";
   write.layout.block_index = true;
   asdfcore::write_asdf(plan_path, plan_root, planner.blocks().to_write(), write);
-  ConversionReport report = convert_asdf_to_fits(plan_path, output, options);
+  // Every block of the input with a checksum, read for the plan or not, before any output.
+  if (options.verify_checksums) file.verify_unread_checksums();
+  AsdfToFitsOptions plan_options = options;
+  plan_options.verify_checksums = false;  // the plan was written just now, from verified data
+  ConversionReport report = convert_asdf_to_fits(plan_path, output, plan_options);
   report.input = input;
   report.fits_tag.clear();
   if (!notes.notes.empty() && !report.hdus.empty()) {

@@ -95,7 +95,9 @@ HduPlan plan_item(const ItemInput& input) {
 
 ConversionReport convert_asdf_to_fits(const std::string& input, const std::string& output,
                                       const AsdfToFitsOptions& options) {
-  const asdfcore::AsdfFile file = asdfcore::AsdfFile::open(input, options.limits.open_options());
+  asdfcore::OpenOptions open = options.limits.open_options();
+  open.verify_checksums = options.verify_checksums;
+  const asdfcore::AsdfFile file = asdfcore::AsdfFile::open(input, open);
   if (!to_fits::has_fits_list(file.resolved_tree())) {
     // Any other tree: images, tables and cards, with the whole tree in an ASDF extension.
     return write_asdf_in_fits(input, output, options);
@@ -160,6 +162,9 @@ ConversionReport convert_asdf_to_fits(const std::string& input, const std::strin
     report.hdus.front().notes.push_back("the tree has " + std::to_string(list.lists_found) +
                                         " fits lists; the one at " + list.path + " was written");
   }
+  // Blocks the output did not read (the native view's own blocks, anything else in the tree)
+  // are verified too: the output appears only for an input whose checksums all match.
+  if (options.verify_checksums) file.verify_unread_checksums();
   out.commit();
   report.bytes_in = std::filesystem::file_size(input);
   report.bytes_out = std::filesystem::file_size(output);

@@ -673,6 +673,46 @@ TEST_CASE("a checksum of the decoded data is accepted for a compressed block",
   }
 }
 
+TEST_CASE("verify_checksum checks a block in either convention without keeping its data",
+          "[container][error][checksum]") {
+  const std::string label = GENERATE(as<std::string>{}, "", "zlib", "lz4");
+  INFO(label);
+  const Bytes data = sample(500, 2);
+  const auto ok = [&](Sum sum) { return open_bytes(around(make_block(data, label, sum)).first); };
+  CHECK(ok(Sum::kNone).verify_checksum(1) == ChecksumStatus::kUnchecked);
+  CHECK(ok(Sum::kStored).verify_checksum(1) == ChecksumStatus::kMatchesStored);
+  if (!label.empty()) {
+    CHECK(ok(Sum::kDecoded).verify_checksum(1) == ChecksumStatus::kMatchesDecoded);
+  }
+  const auto [bytes, at] = around(make_block(data, label, Sum::kWrong));
+  const Container c = open_bytes(bytes);
+  const Error e = expect_block_error(ErrorCode::kChecksum, 1, at, [&] { c.verify_checksum(1); });
+  CHECK_THAT(e.message(), Contains("5a5a5a5a"));
+  if (!label.empty()) CHECK_THAT(e.message(), Contains("decoded data to"));
+}
+
+TEST_CASE("a streamed read verifies an uncompressed block as it hands it on",
+          "[container][error][checksum]") {
+  // 40 MiB: three 16 MiB pieces, hashed by a second thread while they are handed on.
+  const Bytes data = sample(std::size_t{40} << 20, 1);
+  RawBlock raw = make_block(data, "", Sum::kStored);
+  const auto [good, good_at] = around(raw);
+  std::uint64_t seen = 0;
+  open_bytes(good).data_stream(1, true, [&](std::span<const std::uint8_t> piece) {
+    seen += piece.size();
+  });
+  CHECK(seen == data.size());
+  raw.stored[std::size_t{33} << 20] ^= 1u;
+  const auto [bad, bad_at] = around(raw);
+  const Container c = open_bytes(bad);
+  seen = 0;
+  const auto count = [&](std::span<const std::uint8_t> piece) { seen += piece.size(); };
+  expect_block_error(ErrorCode::kChecksum, 1, bad_at, [&] { c.data_stream(1, true, count); });
+  CHECK(seen == data.size());  // the pieces were handed on before the mismatch was known
+  c.data_stream(1, false, count);  // without verification: no error
+  (void)good_at;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The block index: a stale or garbage index never fails the open; the headers are walked.
 

@@ -107,6 +107,12 @@ class Container {
   void data_stream(std::size_t i, bool verify_checksum, const compression::WriteNext& write) const;
   /// Compare block `i`'s checksum with its stored and decoded bytes.
   ChecksumStatus check(std::size_t i) const;
+  /// Verify block `i`'s checksum without keeping its data: the MD5 of its stored bytes, else,
+  /// for a compressed block, of its data decoded as a stream (bounded memory). Return
+  /// kUnchecked (no checksum), kMatchesStored or kMatchesDecoded; throw `Error` (checksum)
+  /// naming the block, its offset and the MD5s when neither convention matches (or the data
+  /// cannot be decoded to try the second).
+  ChecksumStatus verify_checksum(std::size_t i) const;
 
  private:
   Container() = default;
@@ -123,9 +129,12 @@ class Container {
   /// Return the MD5 of block `i`'s stored bytes when `verify` is set and its header has a
   /// checksum, else nothing.
   std::optional<compression::Md5Digest> stored_digest(std::size_t i, bool verify) const;
-  /// Return the error for block `i`, whose stored bytes hash to `stored_md5`, matching neither
-  /// checksum convention.
-  Error checksum_mismatch(std::size_t i, const compression::Md5Digest& stored_md5) const;
+  /// Return the error for block `i`, whose stored bytes hash to `stored_md5` and decoded data to
+  /// `decoded_md5` (when it was hashed; else `why_not_decoded` says why not, if it was tried),
+  /// matching neither checksum convention.
+  Error checksum_mismatch(std::size_t i, const compression::Md5Digest& stored_md5,
+                          const std::optional<compression::Md5Digest>& decoded_md5 = std::nullopt,
+                          const std::string& why_not_decoded = {}) const;
 
   std::string name_;
   io::Buffer bytes_;

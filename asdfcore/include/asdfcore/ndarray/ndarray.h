@@ -40,7 +40,8 @@ class BlockProvider {
   /// is damaged), for the error about a `source` naming no block; empty when nothing is known.
   virtual std::string missing_blocks_reason() const { return {}; }
   /// Return the decoded size of block `index` (0-based) when `stream_block` hands it on
-  /// without decoding it whole first (a large compressed block of this file), else nothing
+  /// without decoding it whole first (a large compressed block of this file, or a large
+  /// uncompressed one whose MD5 is verified on the way), else nothing
   /// (the default): `NDArray::from_node` with `Load::kDeferred` then reads it with `block`.
   virtual std::optional<std::uint64_t> streamable_block_size(std::int64_t index) const {
     (void)index;
