@@ -12,6 +12,7 @@
 #include "fits/fits_file.h"
 #include "fitsasdf/asdf_in_fits.h"
 #include "hdu/hdu_converter.h"
+#include "hdu/hdu_findings.h"
 #include "to_fits/card_images.h"
 
 namespace fitsasdf {
@@ -76,8 +77,9 @@ std::string native_key(const std::vector<Card>& cards, int index, std::set<std::
   const hdu::HeaderView header(cards);
   std::string key = header.string("EXTNAME");
   while (!key.empty() && key.back() == ' ') key.pop_back();
-  if (!key.empty() && header.integer("EXTVER", 1) > 1) {
-    key += "," + std::to_string(header.integer("EXTVER", 1));
+  const NodePtr ver = header.value("EXTVER");  // (a repaired card is a string: ignored)
+  if (!key.empty() && ver && ver->kind() == asdfcore::tree::NodeKind::kInt && ver->as_int() > 1) {
+    key += "," + std::to_string(ver->as_int());
   }
   if (key.empty()) key = index == 1 ? "PRIMARY" : "HDU" + std::to_string(index);
   static const std::set<std::string> kReserved{"fits", "data", "asdf_library", "history",
@@ -105,7 +107,11 @@ ConversionReport convert_fits_to_asdf(const std::string& input, const std::strin
     const std::string_view header_text(
         reinterpret_cast<const char*>(bytes.data()) + extent.header_start,
         static_cast<std::size_t>(extent.data_start - extent.header_start));
-    parsed.push_back(read_header(header_text, extent.index, input));
+    // A card astropy cannot parse is repaired as its verify('fix') does (a finding below),
+    // unless the HDU's layout depends on it.
+    parsed.push_back(
+        read_header(header_text, extent.index, input, hdu::repairing_header_options()));
+    hdu::check_structural_cards(parsed.back(), {.file = input, .hdu = extent.index});
     if (options.embedded_tree && embedded::is_asdf_extension(parsed.back().cards)) {
       embedded_asdf = true;  // the primary HDU too (old python asdf wrote it there)
       break;
@@ -134,6 +140,14 @@ ConversionReport convert_fits_to_asdf(const std::string& input, const std::strin
     } catch (const Error& e) {
       throw e.with_context(where);
     }
+    std::vector<Finding> findings;  // the header's first, then the converter's
+    hdu::add_unparsable_card_findings(header, extent.index, findings);
+    hdu::add_checksum_findings(
+        std::string_view(reinterpret_cast<const char*>(bytes.data()) + extent.header_start,
+                         static_cast<std::size_t>(extent.data_start - extent.header_start)),
+        in.data, header.cards, extent.index, findings);
+    auto& converter_findings = outputs.back().report.findings;
+    converter_findings.insert(converter_findings.begin(), findings.begin(), findings.end());
     if (extent.data_end > bytes.size()) {  // only the last HDU: CFITSIO found no HDU after it
       outputs.back().report.notes.push_back(
           "the file ends " + std::to_string(extent.data_end - bytes.size()) +

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "asdfcore/error.h"
+#include "hdu/hdu_findings.h"
 
 namespace fitsasdf::hdu {
 
@@ -117,7 +118,7 @@ HduInput read_hdu_input(const fits::FitsFile& file, const fits::HduExtent& exten
       reinterpret_cast<const char*>(bytes.data()) + extent.header_start,
       static_cast<std::size_t>(extent.data_start - extent.header_start));
   const auto data_end = std::min<std::uint64_t>(extent.data_end, bytes.size());
-  return HduInput{file, extent, parse_header(header_text, extent.index, file.path()),
+  return HduInput{file, extent, parse_header(header_text, extent.index, file.path(), repairing_header_options()),
                   bytes.slice(static_cast<std::size_t>(extent.data_start),
                               static_cast<std::size_t>(data_end - extent.data_start))};
 }
@@ -133,7 +134,8 @@ DecompressedHdu read_decompressed_header(std::span<const std::uint8_t> bytes, co
     throw Error(ErrorCode::kMalformed,
                 "CFITSIO's decompressed " + std::string(what) + " has no END card", input.where());
   }
-  return {parse_header(text.substr(0, end), input.extent.index, input.file.path()), end};
+  return {parse_header(text.substr(0, end), input.extent.index, input.file.path(),
+                       repairing_header_options()), end};
 }
 
 HduReport decompressed_report(const HduInput& input, std::string kind) {
