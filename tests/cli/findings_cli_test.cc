@@ -21,9 +21,8 @@ namespace {
 /// An empty primary HDU with a card astropy cannot parse, then a binary table whose second
 /// row's variable-length array reaches past its 8-byte heap.
 std::string suspicious_fits() {
-  const std::string primary =
-      header({card("SIMPLE", "T"), num("BITPIX", 8), num("NAXIS", 0),
-              "SKEW    = -1.38E+00, -1.69E+00 / Measure of skew"});
+  const std::string primary = header({card("SIMPLE", "T"), num("BITPIX", 8), num("NAXIS", 0),
+                                      "SKEW    = -1.38E+00, -1.69E+00 / Measure of skew"});
   std::string data;
   data += big_endian(std::uint64_t{2}, 4) + big_endian(std::uint64_t{0}, 4);
   data += big_endian(std::uint64_t{2}, 4) + big_endian(std::uint64_t{4}, 4);
@@ -75,8 +74,8 @@ TEST_CASE("batch report lines carry the findings and the summary counts them",
   write(dir / "in" / "odd.fits", suspicious_fits());
   write(dir / "in" / "plain.fits", sample());
   const fs::path report = dir / "report.jsonl";
-  const RunResult r = run_cli({"batch", (dir / "in").string(), "-o", (dir / "out").string(),
-                               "--report", report.string()});
+  const RunResult r = run_cli(
+      {"batch", (dir / "in").string(), "-o", (dir / "out").string(), "--report", report.string()});
   INFO(r.err);
   REQUIRE(r.status == 0);
   std::ifstream lines(report);

@@ -44,7 +44,7 @@ std::string primary_image(const std::vector<std::string>& extra = {}) {
 /// An IMAGE extension of 3 float32 values with `extra` cards.
 std::string image_extension(const std::vector<std::string>& extra = {}) {
   std::vector<std::string> cards{text("XTENSION", "IMAGE"), num("BITPIX", -32), num("NAXIS", 1),
-                                 num("NAXIS1", 3), num("PCOUNT", 0), num("GCOUNT", 1)};
+                                 num("NAXIS1", 3),          num("PCOUNT", 0),   num("GCOUNT", 1)};
   cards.insert(cards.end(), extra.begin(), extra.end());
   std::string values;
   for (float v : {0.5f, 1.5f, 2.5f}) values += big_endian(v);
@@ -224,8 +224,8 @@ TEST_CASE("descriptors reaching past the heap are reported per column", "[findin
           vla_table(pq, {{2, 0}, {3, 12}, {1, 16}, {1, 1 << 20}, {0, 999}}, 5);
       const RoundTrip rt = round_trip(primary_image() + table, gz);
       only_finding(rt.report, "descriptor-past-heap", 2,
-                   {"column 2 ('v', 1" + std::string(1, pq) + "J)", "3 of 5 rows", "20-byte heap", "first row 2",
-                    "3 elements at heap offset 12"});
+                   {"column 2 ('v', 1" + std::string(1, pq) + "J)", "3 of 5 rows", "20-byte heap",
+                    "first row 2", "3 elements at heap offset 12"});
       CHECK(rt.back == rt.original);
     }
   }
@@ -234,8 +234,8 @@ TEST_CASE("descriptors reaching past the heap are reported per column", "[findin
 TEST_CASE("negative descriptors are reported", "[findings]") {
   for (const char pq : {'P', 'Q'}) {
     INFO(pq);
-    const RoundTrip rt =
-        round_trip(primary_image() + image_extension() + vla_table(pq, {{1, 0}, {-5, 0}, {1, -8}}, 2));
+    const RoundTrip rt = round_trip(primary_image() + image_extension() +
+                                    vla_table(pq, {{1, 0}, {-5, 0}, {1, -8}}, 2));
     only_finding(rt.report, "descriptor-negative", 3, {"2 of 3 rows", "first row 2"});
     CHECK(rt.back == rt.original);
   }
@@ -266,8 +266,7 @@ TEST_CASE("descriptors inside the heap give no finding", "[findings]") {
 
 // --- class 7: TNULLn -------------------------------------------------------------------------
 
-TEST_CASE("TNULL outside the stored values or on a non-integer column is reported",
-          "[findings]") {
+TEST_CASE("TNULL outside the stored values or on a non-integer column is reported", "[findings]") {
   SECTION("TNULL = 300 on a B column") {
     const RoundTrip rt =
         round_trip(primary_image() + one_column_table("B", 1, {num("TNULL1", 300)}));
@@ -307,17 +306,18 @@ std::string checksummed_hdu(std::vector<std::string> cards, const std::string& d
   std::string head = header(cards);
   fitsasdf::fits::ChecksumSum total(data_sum.value());
   total.add({reinterpret_cast<const std::uint8_t*>(head.data()), head.size()});
-  head = replace(head, "'0000000000000000'", "'" + fitsasdf::fits::encode_checksum(total.value()) + "'");
+  head = replace(head, "'0000000000000000'",
+                 "'" + fitsasdf::fits::encode_checksum(total.value()) + "'");
   return head + padded_data;
 }
 
 std::string checksummed_extension() {
   std::string values;
   for (float v : {0.5f, 1.5f, 2.5f}) values += big_endian(v);
-  return checksummed_hdu({text("XTENSION", "IMAGE"), num("BITPIX", -32), num("NAXIS", 1),
-                          num("NAXIS1", 3), num("PCOUNT", 0), num("GCOUNT", 1),
-                          text("EXTNAME", "SCI")},
-                         values);
+  return checksummed_hdu(
+      {text("XTENSION", "IMAGE"), num("BITPIX", -32), num("NAXIS", 1), num("NAXIS1", 3),
+       num("PCOUNT", 0), num("GCOUNT", 1), text("EXTNAME", "SCI")},
+      values);
 }
 
 /// `bytes` with every card CHECKSUM or DATASUM blanked (the way back writes them afresh).
@@ -378,4 +378,51 @@ TEST_CASE("a checksum on the primary HDU, DATASUM alone", "[findings]") {
   const RoundTrip rt = round_trip(fits + image_extension());
   only_finding(rt.report, "datasum-mismatch", 1, {"DATASUM = '"});
   CHECK(without_sum_cards(rt.back) == without_sum_cards(rt.original));
+}
+
+TEST_CASE("a tile-compressed HDU's checksum cards are checked over its stored bytes",
+          "[findings]") {
+  TempDir dir;
+  std::string values;
+  for (int i = 0; i < 400; ++i) values += big_endian(static_cast<std::int16_t>(i % 37));
+  write(dir / "plain.fits",
+        header({card("SIMPLE", "T"), num("BITPIX", 8), num("NAXIS", 0), card("EXTEND", "T")}) +
+            hdu({text("XTENSION", "IMAGE"), num("BITPIX", 16), num("NAXIS", 2), num("NAXIS1", 20),
+                 num("NAXIS2", 20), num("PCOUNT", 0), num("GCOUNT", 1), text("EXTNAME", "SCI")},
+                values));
+  // fpack writes CHECKSUM and DATASUM into every HDU it writes.
+  const auto r = fitsasdf::test::run(
+      {"fpack", "-O", (dir / "packed.fits").string(), (dir / "plain.fits").string()});
+  REQUIRE(r.status == 0);
+  const std::string packed = read(dir / "packed.fits");
+  const std::size_t second = packed.find("XTENSION= 'BINTABLE'");
+  REQUIRE(second != std::string::npos);
+  REQUIRE(packed.find("CHECKSUM= '", second) != std::string::npos);
+
+  SECTION("as fpack wrote them: no finding") {
+    const RoundTrip rt = round_trip(packed);
+    CHECK(rt.report.all_findings().empty());
+    CHECK(rt.report.hdus.at(1).kind == "tile-compressed image");
+  }
+  SECTION("a card changed: CHECKSUM fails") {
+    std::string changed = packed;
+    const std::size_t at = changed.find("EXTNAME = 'SCI", second);
+    REQUIRE(at != std::string::npos);
+    changed[at + 13] = 'J';
+    const RoundTrip rt = round_trip(changed);
+    only_finding(rt.report, "checksum-mismatch", 2);
+  }
+  SECTION("a DATASUM changed: both fail") {
+    std::string changed = packed;
+    const std::size_t at = changed.find("DATASUM = '", second);
+    REQUIRE(at != std::string::npos);
+    std::size_t digit = changed.find_first_of("123456789", at + 11);
+    changed[digit] = changed[digit] == '9' ? '8' : static_cast<char>(changed[digit] + 1);
+    const RoundTrip rt = round_trip(changed);
+    const auto all = rt.report.all_findings();
+    REQUIRE(all.size() == 2);
+    CHECK(all[0].code == "datasum-mismatch");
+    CHECK(all[1].code == "checksum-mismatch");
+    CHECK(all[0].hdu == 2);
+  }
 }

@@ -238,17 +238,18 @@ struct DescriptorScan {
   std::uint64_t first_past_heap = 0;  ///< Its first row (0-based).
   std::int64_t first_count = 0;       ///< That row's element count and offset.
   std::int64_t first_offset = 0;
-  std::uint64_t negative = 0;         ///< Descriptors with a negative count or offset.
-  std::uint64_t first_negative = 0;   ///< Its first row (0-based).
-  std::uint64_t over_max = 0;         ///< Counts above the `(max)` of TFORMn.
-  std::uint64_t first_over_max = 0;   ///< Its first row (0-based) and count.
+  std::uint64_t negative = 0;        ///< Descriptors with a negative count or offset.
+  std::uint64_t first_negative = 0;  ///< Its first row (0-based).
+  std::uint64_t over_max = 0;        ///< Counts above the `(max)` of TFORMn.
+  std::uint64_t first_over_max = 0;  ///< Its first row (0-based) and count.
   std::int64_t first_over_max_count = 0;
 };
 
 /// Check every descriptor of the variable-length column `c` against the heap (FITS 4.0 section
 /// 7.3.5: the array of `count` elements at byte `offset` of the heap lies inside the heap,
-/// whose size is PCOUNT minus the gap before THEAP) and against the `(max)` of its TFORMn. Reads the descriptors only, row by row,
-/// releasing the scanned pages of `owner` every few MiB; never the heap.
+/// whose size is PCOUNT minus the gap before THEAP) and against the `(max)` of its TFORMn. Reads
+/// the descriptors only, row by row, releasing the scanned pages of `owner` every few MiB; never
+/// the heap.
 DescriptorScan scan_descriptors(std::span<const std::uint8_t> rows, const BinaryLayout& layout,
                                 const BinaryColumn& c, const asdfcore::io::Buffer& owner) {
   DescriptorScan scan;
@@ -266,8 +267,7 @@ DescriptorScan scan_descriptors(std::span<const std::uint8_t> rows, const Binary
       if (scan.negative++ == 0) scan.first_negative = r;
     } else {
       // (An empty array's offset too must lie within the heap, as fitsverify checks it.)
-      const auto bytes =
-          heap_array_bytes(c.format.element, static_cast<std::uint64_t>(count));
+      const auto bytes = heap_array_bytes(c.format.element, static_cast<std::uint64_t>(count));
       const auto start = static_cast<std::uint64_t>(offset);
       if (!bytes || start > heap || *bytes > heap - start) {
         if (scan.past_heap++ == 0) {
@@ -308,21 +308,21 @@ void add_descriptor_findings(std::span<const std::uint8_t> rows, const BinaryLay
           report.index, "descriptor-past-heap",
           column + ": " + std::to_string(scan.past_heap) + " of " + std::to_string(layout.rows) +
               " rows have an array reaching past the end of the " +
-              std::to_string(layout.heap_size()) + "-byte heap (PCOUNT = " +
-              std::to_string(layout.pcount) + ", heap at byte " +
+              std::to_string(layout.heap_size()) +
+              "-byte heap (PCOUNT = " + std::to_string(layout.pcount) + ", heap at byte " +
               std::to_string(layout.heap_offset) + " of the data), first row " +
-              std::to_string(scan.first_past_heap + 1) + " (" +
-              std::to_string(scan.first_count) + " elements at heap offset " +
-              std::to_string(scan.first_offset) + "); descriptors and heap kept as stored"});
+              std::to_string(scan.first_past_heap + 1) + " (" + std::to_string(scan.first_count) +
+              " elements at heap offset " + std::to_string(scan.first_offset) +
+              "); descriptors and heap kept as stored"});
     }
     if (scan.over_max > 0) {
-      report.findings.push_back(Finding{
-          report.index, "descriptor-over-max",
-          column + ": " + std::to_string(scan.over_max) + " of " + std::to_string(layout.rows) +
-              " rows hold more elements than the maximum " + std::to_string(*c.format.max) +
-              " TFORM" + std::to_string(c.number) + " declares, first row " +
-              std::to_string(scan.first_over_max + 1) + " (" +
-              std::to_string(scan.first_over_max_count) + " elements)"});
+      report.findings.push_back(
+          Finding{report.index, "descriptor-over-max",
+                  column + ": " + std::to_string(scan.over_max) + " of " +
+                      std::to_string(layout.rows) + " rows hold more elements than the maximum " +
+                      std::to_string(*c.format.max) + " TFORM" + std::to_string(c.number) +
+                      " declares, first row " + std::to_string(scan.first_over_max + 1) + " (" +
+                      std::to_string(scan.first_over_max_count) + " elements)"});
     }
     if (scan.negative > 0) {
       report.findings.push_back(Finding{

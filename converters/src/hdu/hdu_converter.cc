@@ -118,7 +118,8 @@ HduInput read_hdu_input(const fits::FitsFile& file, const fits::HduExtent& exten
       reinterpret_cast<const char*>(bytes.data()) + extent.header_start,
       static_cast<std::size_t>(extent.data_start - extent.header_start));
   const auto data_end = std::min<std::uint64_t>(extent.data_end, bytes.size());
-  return HduInput{file, extent, parse_header(header_text, extent.index, file.path(), repairing_header_options()),
+  return HduInput{file, extent,
+                  parse_header(header_text, extent.index, file.path(), repairing_header_options()),
                   bytes.slice(static_cast<std::size_t>(extent.data_start),
                               static_cast<std::size_t>(data_end - extent.data_start))};
 }
@@ -135,7 +136,8 @@ DecompressedHdu read_decompressed_header(std::span<const std::uint8_t> bytes, co
                 "CFITSIO's decompressed " + std::string(what) + " has no END card", input.where());
   }
   return {parse_header(text.substr(0, end), input.extent.index, input.file.path(),
-                       repairing_header_options()), end};
+                       repairing_header_options()),
+          end};
 }
 
 HduReport decompressed_report(const HduInput& input, std::string kind) {

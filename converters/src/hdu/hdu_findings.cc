@@ -55,13 +55,13 @@ HeaderOptions repairing_header_options() {
 
 bool structural_keyword(std::string_view keyword) {
   static constexpr std::array<std::string_view, 29> kExact{
-      "SIMPLE",   "XTENSION", "BITPIX",  "NAXIS",    "PCOUNT",  "GCOUNT",   "GROUPS",  "TFIELDS",
-      "THEAP",    "BSCALE",   "BZERO",   "BLANK",    "ZIMAGE",  "ZTABLE",   "ZBITPIX", "ZNAXIS",
-      "ZCMPTYPE", "ZTILELEN", "ZQUANTIZ", "ZDITHER0", "ZPCOUNT", "ZTHEAP",  "ZBLANK",  "ZSCALE",
+      "SIMPLE",   "XTENSION", "BITPIX",   "NAXIS",    "PCOUNT",  "GCOUNT", "GROUPS",  "TFIELDS",
+      "THEAP",    "BSCALE",   "BZERO",    "BLANK",    "ZIMAGE",  "ZTABLE", "ZBITPIX", "ZNAXIS",
+      "ZCMPTYPE", "ZTILELEN", "ZQUANTIZ", "ZDITHER0", "ZPCOUNT", "ZTHEAP", "ZBLANK",  "ZSCALE",
       "ZZERO",    "ZSIMPLE",  "ZTENSION", "ZGCOUNT",  "ZEXTEND"};
   // Indexed keywords: the prefix, then a column or axis number.
   static constexpr std::array<std::string_view, 15> kIndexed{
-      "NAXIS", "TFORM", "TBCOL", "TDIM",  "TSCAL", "TZERO", "TNULL", "PSCAL",
+      "NAXIS", "TFORM",  "TBCOL", "TDIM",  "TSCAL", "TZERO", "TNULL", "PSCAL",
       "PZERO", "ZNAXIS", "ZTILE", "ZFORM", "ZCTYP", "ZNAME", "ZVAL"};
   if (std::find(kExact.begin(), kExact.end(), keyword) != kExact.end()) return true;
   for (const std::string_view prefix : kIndexed) {
@@ -78,9 +78,8 @@ void check_structural_cards(const Header& header, const asdfcore::ErrorContext& 
     const Card& card = header.cards[i];
     if (card.problem.empty() || !structural_keyword(card.keyword)) continue;
     throw Error(ErrorCode::kMalformed,
-                "HDU " + std::to_string(where.hdu.value_or(0)) + ", card " +
-                    std::to_string(i + 1) + " ('" + shown_image(card) + "'): " + card.problem +
-                    "; " + card.keyword +
+                "HDU " + std::to_string(where.hdu.value_or(0)) + ", card " + std::to_string(i + 1) +
+                    " ('" + shown_image(card) + "'): " + card.problem + "; " + card.keyword +
                     " describes the HDU's layout or values, so the HDU cannot be read (astropy "
                     "cannot read it either); fix the card",
                 where);
@@ -130,9 +129,8 @@ void add_checksum_findings(std::string_view header_bytes, const asdfcore::io::Bu
   if (datasum != nullptr) {
     // DATASUM: the unsigned decimal integer of the data's sum, as a string ('0' when the HDU
     // has no data).
-    std::string text = datasum->value && datasum->value->is_string()
-                           ? datasum->value->as_string()
-                           : std::string();
+    std::string text =
+        datasum->value && datasum->value->is_string() ? datasum->value->as_string() : std::string();
     text.erase(0, std::min(text.find_first_not_of(' '), text.size()));
     text.erase(text.find_last_not_of(' ') + 1);
     std::uint64_t stated = 0;

@@ -366,9 +366,9 @@ BinaryLayout read_binary_layout(const HeaderView& header, const ErrorContext& wh
       } else if (tnull->kind() != NodeKind::kInt) {
         report.notes.push_back("TNULL" + num + " of " + what +
                                " is not an integer: ignored (card kept)");
-        report.findings.push_back(Finding{report.index, "tnull-out-of-range",
-                                          "TNULL" + num + " = " + shown + " of " + what +
-                                              " is not an integer"});
+        report.findings.push_back(
+            Finding{report.index, "tnull-out-of-range",
+                    "TNULL" + num + " = " + shown + " of " + what + " is not an integer"});
       } else {
         c.tnull = tnull->as_int();
         const auto [low, high] = stored_integer_range(c.format.code);
@@ -377,8 +377,7 @@ BinaryLayout read_binary_layout(const HeaderView& header, const ErrorContext& wh
               report.index, "tnull-out-of-range",
               "TNULL" + num + " = " + std::to_string(*c.tnull) + " of " + what + " (type '" +
                   std::string(1, c.format.code) + "') lies outside the stored values " +
-                  std::to_string(low) + ".." + std::to_string(high) +
-                  ": no element can be null"});
+                  std::to_string(low) + ".." + std::to_string(high) + ": no element can be null"});
         }
       }
     }
