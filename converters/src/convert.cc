@@ -13,6 +13,7 @@
 #include "fits/fits_file.h"
 #include "fitsasdf/asdf_in_fits.h"
 #include "hdu/hdu_converter.h"
+#include "hdu/hdu_findings.h"
 #include "to_fits/card_images.h"
 #include "to_fits/fits_items.h"
 
@@ -74,11 +75,11 @@ std::string standard_schema_misfit(const std::vector<hdu::HduOutput>& outputs,
   return "";
 }
 
-/// Add to `report` what the walk found in the header of `extent`: mandatory keywords out of the
-/// standard's order, and cards whose values were repaired.
-void note_header_findings(const fits::HduExtent& extent, const Header& header, HduReport& report) {
+/// Add to `findings` what the HDU walk found in the header of `extent`: mandatory keywords out
+/// of the standard's order, a SIMPLE = F primary, an extension the standard does not define.
+void note_header_findings(const fits::HduExtent& extent, std::vector<Finding>& findings) {
   if (!extent.misplaced.empty()) {
-    report.findings.push_back(
+    findings.push_back(
         Finding{extent.index, "nonstandard-header",
                 "the mandatory keywords are not in the order the FITS standard requires (" +
                     extent.misplaced +
@@ -86,25 +87,14 @@ void note_header_findings(const fits::HduExtent& extent, const Header& header, H
                     "to open such a file)"});
   }
   if (extent.nonstandard_primary) {
-    report.findings.push_back(Finding{extent.index, "simple-false",
-                                      "SIMPLE = F: the file does not conform to the FITS "
-                                      "standard; the header and every byte after it are kept"});
+    findings.push_back(Finding{extent.index, "simple-false",
+                               "SIMPLE = F: the file does not conform to the FITS standard; the "
+                               "header and every byte after it are kept"});
   }
   if (extent.type == fits::kForeignHdu && !extent.nonstandard_primary) {
-    report.findings.push_back(Finding{extent.index, "foreign-extension",
-                                      "an XTENSION the FITS standard does not define; its data "
-                                      "is kept as bytes"});
-  }
-  for (std::size_t i = 0; i < header.cards.size(); ++i) {
-    const Card& c = header.cards[i];
-    if (c.problem.empty()) continue;
-    std::string image = c.images.empty() ? std::string() : c.images.front();
-    while (!image.empty() && image.back() == ' ') image.pop_back();
-    report.findings.push_back(Finding{
-        extent.index, "unparsable-card",
-        "card " + std::to_string(i + 1) + " ('" + image + "'): " + c.problem +
-            "; its value is kept as the string astropy's verify('fix') gives, and its image for "
-            "the way back"});
+    findings.push_back(Finding{extent.index, "foreign-extension",
+                               "an XTENSION the FITS standard does not define; its data is kept "
+                               "as bytes"});
   }
 }
 
@@ -113,8 +103,9 @@ std::string native_key(const std::vector<Card>& cards, int index, std::set<std::
   const hdu::HeaderView header(cards);
   std::string key = header.string("EXTNAME");
   while (!key.empty() && key.back() == ' ') key.pop_back();
-  if (!key.empty() && header.integer("EXTVER", 1) > 1) {
-    key += "," + std::to_string(header.integer("EXTVER", 1));
+  const NodePtr ver = header.value("EXTVER");  // (a repaired card is a string: ignored)
+  if (!key.empty() && ver && ver->kind() == asdfcore::tree::NodeKind::kInt && ver->as_int() > 1) {
+    key += "," + std::to_string(ver->as_int());
   }
   if (key.empty()) key = index == 1 ? "PRIMARY" : "HDU" + std::to_string(index);
   static const std::set<std::string> kReserved{"fits", "data", "asdf_library", "history",
@@ -136,6 +127,10 @@ ConversionReport convert_fits_to_asdf(const std::string& input, const std::strin
   const std::vector<Header>& parsed = file.headers();
   bool embedded_asdf = false;
   for (const auto& header : parsed) {
+    // A card astropy cannot parse was repaired as its verify('fix') does (a finding below),
+    // unless the HDU's layout depends on it.
+    const int index = static_cast<int>(&header - parsed.data()) + 1;
+    hdu::check_structural_cards(header, {.file = input, .hdu = index});
     if (options.embedded_tree && embedded::is_asdf_extension(header.cards)) {
       embedded_asdf = true;  // the primary HDU too (old python asdf wrote it there)
       break;
@@ -165,7 +160,16 @@ ConversionReport convert_fits_to_asdf(const std::string& input, const std::strin
     } catch (const Error& e) {
       throw e.with_context(where);
     }
-    note_header_findings(extent, header, outputs.back().report);
+    // The header's findings first (layout, repaired cards, checksums), then the converter's.
+    std::vector<Finding> findings;
+    note_header_findings(extent, findings);
+    hdu::add_unparsable_card_findings(header, extent.index, findings);
+    hdu::add_checksum_findings(
+        std::string_view(reinterpret_cast<const char*>(bytes.data()) + extent.header_start,
+                         static_cast<std::size_t>(extent.data_start - extent.header_start)),
+        in.data, header.cards, extent.index, findings);
+    auto& converter_findings = outputs.back().report.findings;
+    converter_findings.insert(converter_findings.begin(), findings.begin(), findings.end());
     card_images.emplace_back(outputs.back().item->get("compressed_header")
                                  ? to_fits::kCompressedCardImagesKey
                                  : to_fits::kCardImagesKey,

@@ -174,6 +174,12 @@ TEST_CASE("convert refuses damaged FITS files with exit 2 and no output", "[cli]
     expect_refused(dir / "two_numbers.fits", 2,
                    "NAXIS1 must be an integer ('NAXIS1  = 4, 5 / two numbers')");
   }
+  SECTION("a card astropy cannot parse among the cards that decode the HDU") {
+    // (Any other such card is read as astropy's verify('fix') reads it, with a finding:
+    // findings_cli_test.cc.)
+    write_file(dir / "bscale.fits", image_fits(4, {"BSCALE  = 1.0 2.0"}));
+    expect_refused(dir / "bscale.fits", 2, "card 5 ('BSCALE  = 1.0 2.0'): astropy cannot parse");
+  }
   SECTION("no END card") {
     std::string header =
         card("SIMPLE", "T") + card("BITPIX", "16") + card("NAXIS", "1") + card("NAXIS1", "4");

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include "asdfcore/error.h"
 #include "asdfcore/ndarray/ndarray.h"
@@ -222,17 +223,115 @@ std::vector<double> physical_values(std::span<const std::uint8_t> rows, const Bi
   return out;
 }
 
-/// Return the stored-integer range of an integer column type.
-std::pair<long long, long long> stored_range(char code) {
-  switch (code) {
-    case 'B':
-      return {0, 255};
-    case 'I':
-      return {-32768, 32767};
-    case 'J':
-      return {std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max()};
-    default:
-      return {std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()};
+/// Return the bytes `count` heap elements of the descriptor element letter `element` take
+/// (`X`: bits, rounded up to bytes), or nothing when that overflows.
+std::optional<std::uint64_t> heap_array_bytes(char element, std::uint64_t count) noexcept {
+  if (element == 'X') return (count + 7) / 8;
+  const std::uint64_t size = std::max<std::uint64_t>(1, binary_element_size(element));
+  if (count > std::numeric_limits<std::uint64_t>::max() / size) return std::nullopt;
+  return count * size;
+}
+
+/// What scanning the descriptors of one `P`/`Q` column found.
+struct DescriptorScan {
+  std::uint64_t past_heap = 0;        ///< Arrays reaching past the end of the heap.
+  std::uint64_t first_past_heap = 0;  ///< Its first row (0-based).
+  std::int64_t first_count = 0;       ///< That row's element count and offset.
+  std::int64_t first_offset = 0;
+  std::uint64_t negative = 0;        ///< Descriptors with a negative count or offset.
+  std::uint64_t first_negative = 0;  ///< Its first row (0-based).
+  std::uint64_t over_max = 0;        ///< Counts above the `(max)` of TFORMn.
+  std::uint64_t first_over_max = 0;  ///< Its first row (0-based) and count.
+  std::int64_t first_over_max_count = 0;
+};
+
+/// Check every descriptor of the variable-length column `c` against the heap (FITS 4.0 section
+/// 7.3.5: the array of `count` elements at byte `offset` of the heap lies inside the heap,
+/// whose size is PCOUNT minus the gap before THEAP) and against the `(max)` of its TFORMn. Reads
+/// the descriptors only, row by row, releasing the scanned pages of `owner` every few MiB; never
+/// the heap.
+DescriptorScan scan_descriptors(std::span<const std::uint8_t> rows, const BinaryLayout& layout,
+                                const BinaryColumn& c, const asdfcore::io::Buffer& owner) {
+  DescriptorScan scan;
+  const std::size_t half = c.format.code == 'P' ? 4 : 8;
+  const std::uint64_t heap = layout.heap_size();
+  constexpr std::uint64_t kWindow = std::uint64_t{8} << 20;
+  const std::uint64_t window_rows =
+      std::max<std::uint64_t>(1, kWindow / std::max<std::uint64_t>(1, layout.row_size));
+  std::uint64_t released = 0;
+  for (std::uint64_t r = 0; r < layout.rows; ++r) {
+    const std::uint8_t* p = rows.data() + r * layout.row_size + c.offset;
+    const std::int64_t count = load_signed(p, half);
+    const std::int64_t offset = load_signed(p + half, half);
+    if (count < 0 || offset < 0) {
+      if (scan.negative++ == 0) scan.first_negative = r;
+    } else {
+      // (An empty array's offset too must lie within the heap, as fitsverify checks it.)
+      const auto bytes = heap_array_bytes(c.format.element, static_cast<std::uint64_t>(count));
+      const auto start = static_cast<std::uint64_t>(offset);
+      if (!bytes || start > heap || *bytes > heap - start) {
+        if (scan.past_heap++ == 0) {
+          scan.first_past_heap = r;
+          scan.first_count = count;
+          scan.first_offset = offset;
+        }
+      }
+      if (c.format.max && static_cast<std::uint64_t>(count) > *c.format.max) {
+        if (scan.over_max++ == 0) {
+          scan.first_over_max = r;
+          scan.first_over_max_count = count;
+        }
+      }
+    }
+    if ((r + 1) % window_rows == 0 || r + 1 == layout.rows) {
+      const std::uint64_t end = (r + 1) * layout.row_size;
+      owner.release(rows.subspan(static_cast<std::size_t>(released),
+                                 static_cast<std::size_t>(end - released)));
+      released = end;
+    }
+  }
+  return scan;
+}
+
+/// Add the findings of the descriptor scans of `layout`'s variable-length columns: one per
+/// column and kind, with the count and the first row (1-based, as FITS counts rows).
+void add_descriptor_findings(std::span<const std::uint8_t> rows, const BinaryLayout& layout,
+                             const asdfcore::io::Buffer& owner, HduReport& report) {
+  for (const auto& c : layout.columns) {
+    if (!c.format.variable() || layout.rows == 0) continue;
+    const DescriptorScan scan = scan_descriptors(rows, layout, c, owner);
+    const std::string column = "column " + std::to_string(c.number) + " ('" + c.name + "', 1" +
+                               c.format.code +
+                               std::string(c.format.element ? 1 : 0, c.format.element) + ")";
+    if (scan.past_heap > 0) {
+      report.findings.push_back(Finding{
+          report.index, "descriptor-past-heap",
+          column + ": " + std::to_string(scan.past_heap) + " of " + std::to_string(layout.rows) +
+              " rows have an array reaching past the end of the " +
+              std::to_string(layout.heap_size()) +
+              "-byte heap (PCOUNT = " + std::to_string(layout.pcount) + ", heap at byte " +
+              std::to_string(layout.heap_offset) + " of the data), first row " +
+              std::to_string(scan.first_past_heap + 1) + " (" + std::to_string(scan.first_count) +
+              " elements at heap offset " + std::to_string(scan.first_offset) +
+              "); descriptors and heap kept as stored"});
+    }
+    if (scan.over_max > 0) {
+      report.findings.push_back(
+          Finding{report.index, "descriptor-over-max",
+                  column + ": " + std::to_string(scan.over_max) + " of " +
+                      std::to_string(layout.rows) + " rows hold more elements than the maximum " +
+                      std::to_string(*c.format.max) + " TFORM" + std::to_string(c.number) +
+                      " declares, first row " + std::to_string(scan.first_over_max + 1) + " (" +
+                      std::to_string(scan.first_over_max_count) + " elements)"});
+    }
+    if (scan.negative > 0) {
+      report.findings.push_back(Finding{
+          report.index, "descriptor-negative",
+          column + ": " + std::to_string(scan.negative) + " of " + std::to_string(layout.rows) +
+              " rows have a descriptor with a negative element count or heap offset, first "
+              "row " +
+              std::to_string(scan.first_negative + 1) + "; descriptors kept as stored"});
+    }
   }
 }
 
@@ -286,7 +385,7 @@ NodePtr native_column_data(const BinaryColumn& c, const BinaryLayout& layout,
     array->set("mask", owned_array(ctx.sink, std::move(mask), DTypeKind::kBool8, shape));
   }
   if (c.tnull) {
-    const auto [low, high] = stored_range(c.format.code);
+    const auto [low, high] = stored_integer_range(c.format.code);
     if (*c.tnull < low || *c.tnull > high) {
       report.notes.push_back("TNULL" + std::to_string(c.number) + " of column '" + c.name +
                              "' lies outside the column's values: no mask");
@@ -332,6 +431,8 @@ HduOutput convert_table(const TableContext& ctx, const TableSource& source, HduR
       source.bytes.slice(0, static_cast<std::size_t>(layout.data_size()));
   const std::span<const std::uint8_t> rows =
       data.span().first(static_cast<std::size_t>(layout.rows_size()));
+
+  add_descriptor_findings(rows, layout, data, report);
 
   // Scan the logical columns before their bytes are changed.
   std::map<int, LogicalScan> logical;

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "asdfcore/error.h"
+#include "hdu/hdu_findings.h"
 
 namespace fitsasdf::hdu {
 
@@ -130,7 +131,9 @@ DecompressedHdu read_decompressed_header(std::span<const std::uint8_t> bytes, co
     throw Error(ErrorCode::kMalformed,
                 "CFITSIO's decompressed " + std::string(what) + " has no END card", input.where());
   }
-  return {parse_header(text.substr(0, end), input.extent.index, input.file.path()), end};
+  return {parse_header(text.substr(0, end), input.extent.index, input.file.path(),
+                       repairing_header_options()),
+          end};
 }
 
 HduReport decompressed_report(const HduInput& input, std::string kind) {

@@ -130,6 +130,19 @@ std::uint64_t BinaryFormat::width() const noexcept {
   return repeat * binary_element_size(code);
 }
 
+std::pair<long long, long long> stored_integer_range(char code) noexcept {
+  switch (code) {
+    case 'B':
+      return {0, 255};
+    case 'I':
+      return {-32768, 32767};
+    case 'J':
+      return {std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max()};
+    default:
+      return {std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()};
+  }
+}
+
 std::optional<BinaryFormat> parse_binary_format(std::string_view text) {
   std::string_view s = trim(text);
   BinaryFormat f;
@@ -341,14 +354,31 @@ BinaryLayout read_binary_layout(const HeaderView& header, const ErrorContext& wh
       }
     }
     if (const NodePtr tnull = header.value("TNULL" + num)) {
+      const std::string shown = asdfcore::tree::describe_for_error(*tnull);
       if (!integer_type) {
         report.notes.push_back("TNULL" + num + " of " + what +
                                " applies only to integer columns (B I J K): ignored (card kept)");
+        report.findings.push_back(
+            Finding{report.index, "tnull-not-integer-column",
+                    "TNULL" + num + " = " + shown + " on " + what + " of type '" +
+                        std::string(1, c.format.code) +
+                        "': the FITS standard allows TNULLn only on integer columns (B I J K)"});
       } else if (tnull->kind() != NodeKind::kInt) {
         report.notes.push_back("TNULL" + num + " of " + what +
                                " is not an integer: ignored (card kept)");
+        report.findings.push_back(
+            Finding{report.index, "tnull-out-of-range",
+                    "TNULL" + num + " = " + shown + " of " + what + " is not an integer"});
       } else {
         c.tnull = tnull->as_int();
+        const auto [low, high] = stored_integer_range(c.format.code);
+        if (*c.tnull < low || *c.tnull > high) {
+          report.findings.push_back(Finding{
+              report.index, "tnull-out-of-range",
+              "TNULL" + num + " = " + std::to_string(*c.tnull) + " of " + what + " (type '" +
+                  std::string(1, c.format.code) + "') lies outside the stored values " +
+                  std::to_string(low) + ".." + std::to_string(high) + ": no element can be null"});
+        }
       }
     }
     c.unit = header.string("TUNIT" + num);

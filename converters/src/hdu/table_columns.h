@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "asdfcore/error.h"
@@ -33,6 +34,10 @@ struct BinaryFormat {
 /// Return the bytes of one element of the type letter `code` in the row (`X`: 1, a byte of bits;
 /// `P`: 8 and `Q`: 16, the descriptor), or 0 for a letter that is not a binary-table type.
 std::uint64_t binary_element_size(char code) noexcept;
+
+/// Return the range of the stored integers of the column type letter `code` (`B` 0..255, `I`
+/// int16, `J` int32, else int64).
+std::pair<long long, long long> stored_integer_range(char code) noexcept;
 
 /// Parse a TFORMn value as astropy and CFITSIO read it: optional blanks, decimal repeat count
 /// (default 1), a type letter (either case), and for `A` any suffix (`rAw` substrings), for

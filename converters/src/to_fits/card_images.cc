@@ -167,7 +167,10 @@ bool image_matches(std::string_view images, const TreeCard& card) {
   text += kEndCard;
   text.append((kBlockSize - text.size() % kBlockSize) % kBlockSize, ' ');
   try {
-    const std::vector<Card> cards = parse_header(text, 0, "");
+    // Read as the FITS side read it: a card astropy cannot parse is repaired (a string value).
+    HeaderOptions repair;
+    repair.fix_unparsable_values = true;
+    const std::vector<Card> cards = parse_header(text, 0, "", repair);
     return cards.size() == 1 && same_card(tree_card_of(cards.front()), card);
   } catch (const Error&) {
     return false;
