@@ -153,10 +153,11 @@ ConversionReport convert_asdf_to_fits(const std::string& input, const std::strin
   if (trailer) {
     TrailerSink sink(out);
     to_fits::write_big_endian(*trailer, false, sink);
-    report.findings.push_back(Finding{0, "trailer-written",
-                                      std::to_string(trailer->size()) +
-                                          " bytes after the last HDU's data written back from `" +
-                                          std::string(to_fits::kTrailerKey) + "`"});
+    if (!report.hdus.empty()) {
+      report.hdus.back().notes.push_back(
+          std::to_string(trailer->size()) + " bytes after this last HDU's data written back from `" +
+          std::string(to_fits::kTrailerKey) + "` in place of its padding");
+    }
   }
   if (list.lists_found > 1 && !report.hdus.empty()) {
     report.hdus.front().notes.push_back("the tree has " + std::to_string(list.lists_found) +
