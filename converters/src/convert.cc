@@ -110,7 +110,8 @@ std::string native_key(const std::vector<Card>& cards, int index, std::set<std::
   if (key.empty()) key = index == 1 ? "PRIMARY" : "HDU" + std::to_string(index);
   static const std::set<std::string> kReserved{"fits", "data", "asdf_library", "history",
                                                std::string(to_fits::kRootCardImagesKey),
-                                               std::string(kTrailerKey)};
+                                               std::string(kTrailerKey),
+                                               std::string(to_fits::kStaleChecksumsKey)};
   if (kReserved.count(key) != 0 || used.count(key) != 0)
     key = "HDU" + std::to_string(index) + "_" + key;
   used.insert(key);
@@ -254,6 +255,16 @@ ConversionReport convert_fits_to_asdf(const std::string& input, const std::strin
   root->set("fits", fits_list);
   if (root_images) root->set(to_fits::kRootCardImagesKey, root_images);
   if (trailer) root->set(kTrailerKey, trailer);
+  // HDUs whose CHECKSUM or DATASUM did not verify: the way back keeps those cards as found.
+  NodePtr stale = Node::make_sequence();
+  for (const auto& h : report.hdus) {
+    if (std::any_of(h.findings.begin(), h.findings.end(), [](const Finding& f) {
+          return f.code == "checksum-mismatch" || f.code == "datasum-mismatch";
+        })) {
+      stale->push_back(Node::make_int(h.index));
+    }
+  }
+  if (!stale->items().empty()) root->set(to_fits::kStaleChecksumsKey, stale);
   if (options.native_view) {
     if (primary_science) root->set("data", primary_science);
     for (auto& [key, node] : native) root->set(key, node);

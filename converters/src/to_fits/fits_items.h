@@ -18,6 +18,10 @@ inline constexpr std::string_view kAstropyFitsTag = "tag:astropy.org:astropy/fit
 /// and every byte after it.
 inline constexpr std::string_view kTrailerKey = "fits_trailer";
 
+/// The root key, beside `fits`, of the HDUs (1-based numbers) whose CHECKSUM or DATASUM did not
+/// verify in the FITS file: the way back writes their cards as found instead of afresh.
+inline constexpr std::string_view kStaleChecksumsKey = "fits_stale_checksums";
+
 /// One item of the `fits` list: one HDU.
 struct FitsItem {
   int index = 0;     ///< 1-based HDU number.

@@ -97,8 +97,13 @@ asdfcore::tree::NodePtr datasum_value(const TreeCard& card, std::uint32_t sum) {
 }  // namespace
 
 WrittenHdu write_hdu(asdfcore::io::AtomicFile& out, HduPlan& plan, bool checksums) {
-  const bool has_checksum = plan.index_of("CHECKSUM").has_value();
-  const bool has_datasum = plan.index_of("DATASUM").has_value();
+  bool has_checksum = plan.index_of("CHECKSUM").has_value();
+  bool has_datasum = plan.index_of("DATASUM").has_value();
+  if (plan.keep_checksums && !checksums) {  // stale in the input: written as found
+    has_checksum = has_datasum = false;
+    plan.report.notes.push_back(
+        "CHECKSUM/DATASUM did not verify in the FITS file this came from: written as found");
+  }
   const bool sums = checksums || has_checksum || has_datasum;
   if (checksums && !has_checksum) {
     plan.set_value("CHECKSUM", Node::make_string(std::string(kZeroChecksum)), "HDU checksum");
@@ -106,7 +111,7 @@ WrittenHdu write_hdu(asdfcore::io::AtomicFile& out, HduPlan& plan, bool checksum
   if (checksums && !has_datasum) {
     plan.set_value("DATASUM", Node::make_string("0"), "data unit checksum");
   }
-  if (plan.index_of("CHECKSUM")) {
+  if (sums && plan.index_of("CHECKSUM")) {
     plan.set_value("CHECKSUM", Node::make_string(std::string(kZeroChecksum)));
   }
 

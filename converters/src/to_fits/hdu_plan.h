@@ -60,6 +60,9 @@ struct HduPlan {
   /// byte after its header, as astropy reads it) and for the last HDU when the tree's
   /// `fits_trailer` holds what followed its data.
   bool pad = true;
+  /// Write CHECKSUM and DATASUM as the tree has them (they did not verify in the FITS file this
+  /// came from, and are kept as found), not computed afresh.
+  bool keep_checksums = false;
   /// Write exactly `data_size` bytes to the sink (unset when `data_size` is 0).
   std::function<void(DataSink&)> write_data;
   HduReport report;

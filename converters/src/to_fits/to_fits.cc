@@ -5,6 +5,7 @@
 #include "fitsasdf/asdf_in_fits.h"
 
 #include <filesystem>
+#include <set>
 
 #include "asdfcore/asdf_file.h"
 #include "asdfcore/error.h"
@@ -126,6 +127,15 @@ ConversionReport convert_asdf_to_fits(const std::string& input, const std::strin
       }
     }
   }
+  std::set<long long> stale_checksums;
+  if (list.path == "/fits") {
+    if (const auto stale = file.resolved_tree()->get(to_fits::kStaleChecksumsKey);
+        stale && stale->is_sequence()) {
+      for (const auto& n : stale->items()) {
+        if (n->kind() == asdfcore::tree::NodeKind::kInt) stale_checksums.insert(n->as_int());
+      }
+    }
+  }
   asdfcore::io::AtomicFile out(output, options.durable);
   for (const FitsItem& item : list.items) {
     const ErrorContext where{.file = input, .tree_path = item.path, .hdu = item.index};
@@ -133,6 +143,7 @@ ConversionReport convert_asdf_to_fits(const std::string& input, const std::strin
     try {
       HduPlan plan = plan_item(in);
       if (trailer && &item == &list.items.back()) plan.pad = false;
+      plan.keep_checksums = stale_checksums.count(item.index) != 0;
       plan.report.index = item.index;
       plan.report.name = hdu_name(item.header, item.index);
       const to_fits::WrittenHdu written = to_fits::write_hdu(out, plan, options.add_checksums);
