@@ -333,7 +333,6 @@ struct FitsFile::AloneHdu {
 
 std::unique_ptr<FitsFile::AloneHdu> FitsFile::open_alone(int index) const {
   const HduExtent& e = hdus_.at(static_cast<std::size_t>(index - 1));
-  const auto e_start = [this](int i) { return hdus_.at(static_cast<std::size_t>(i - 1)).header_start; };
   static constexpr std::string_view kPrimary[] = {"SIMPLE  =                    T",
                                                   "BITPIX  =                    8",
                                                   "NAXIS   =                    0",
@@ -357,11 +356,11 @@ std::unique_ptr<FitsFile::AloneHdu> FitsFile::open_alone(int index) const {
   // guard counts bytes in the copy; its errors are given the offset in the file.
   try {
     check_extension_headers(alone->handle.f, where(index));
-  } catch (const Error& e) {
-    ErrorContext at = e.context();
-    if (at.offset && *at.offset >= kBlockSize) *at.offset += e_start(index) - kBlockSize;
+  } catch (const Error& refused) {
+    ErrorContext at = refused.context();
+    if (at.offset && *at.offset >= kBlockSize) *at.offset += e.header_start - kBlockSize;
     at.hdu = index;  // the copy's HDU 2
-    throw Error(e.code(), e.message(), at);
+    throw Error(refused.code(), refused.message(), at);
   }
   int type = 0;
   fits_movabs_hdu(alone->handle.f, 2, &type, &status);
