@@ -112,3 +112,39 @@ TEST_CASE("FITS files astropy reads convert with their findings, read back as as
     CHECK(rec["ok"].get<bool>());
   }
 }
+
+TEST_CASE("a tile-compressed primary image's header has an image extension's XTENSION comment",
+          "[interop][fidelity]") {
+  // fpack moves the primary image into a compressed table (ZSIMPLE, no ZTENSION); the item
+  // carries CFITSIO's decompressed image header, whose XTENSION card keeps CFITSIO's comment
+  // for an image extension, not the table's "binary table extension".
+  TempDir dir;
+  std::string data;
+  for (int i = 0; i < 100; ++i) data += static_cast<char>(0), data += static_cast<char>(i);
+  std::string header;
+  for (const std::string c : {"SIMPLE  =                    T", "BITPIX  =                   16",
+                              "NAXIS   =                    2", "NAXIS1  =                   10",
+                              "NAXIS2  =                   10", "END"}) {
+    header += c + std::string(80 - c.size(), ' ');
+  }
+  header.resize(2880, ' ');
+  data.resize(2880, '\0');
+  {
+    std::ofstream(dir / "p.fits", std::ios::binary) << header << data;
+  }
+  const RunResult packed = run({"fpack", (dir / "p.fits").string()});
+  INFO(packed.err);
+  REQUIRE(packed.status == 0);
+  const fs::path asdf = dir / "p.asdf";
+  REQUIRE(run_cli({"convert", (dir / "p.fits.fz").string(), "-o", asdf.string(), "-q"}).status ==
+          0);
+  const RunResult yaml = run_cli({"to-yaml", asdf.string(), "-o", (dir / "p.yaml").string()});
+  REQUIRE(yaml.status == 0);
+  const std::string text = read_all(dir / "p.yaml");
+  CHECK(text.find("[XTENSION, IMAGE, IMAGE extension]") != std::string::npos);
+  CHECK(text.find("[XTENSION, IMAGE, binary table extension]") == std::string::npos);
+  // and the way back gives fpack's file again
+  const fs::path back = dir / "back.fits.fz";
+  REQUIRE(run_cli({"convert", asdf.string(), "-o", back.string(), "-q"}).status == 0);
+  CHECK(read_all(back) == read_all(dir / "p.fits.fz"));
+}
