@@ -152,6 +152,33 @@ std::vector<std::int64_t> c_strides(const std::vector<std::uint64_t>& shape,
   return strides;
 }
 
+/// Releases the pages of a table's rows once they are scanned, about 8 MiB at a time, so that a
+/// scan of a large file does not leave it resident. Call `scanned(r)` after row `r`.
+class RowRelease {
+ public:
+  RowRelease(std::span<const std::uint8_t> rows, const BinaryLayout& layout,
+             const asdfcore::io::Buffer& owner)
+      : rows_(rows),
+        layout_(layout),
+        owner_(owner),
+        window_rows_(std::max<std::uint64_t>(
+            1, (std::uint64_t{8} << 20) / std::max<std::uint64_t>(1, layout.row_size))) {}
+  void scanned(std::uint64_t r) {
+    if ((r + 1) % window_rows_ != 0 && r + 1 != layout_.rows) return;
+    const std::uint64_t end = (r + 1) * layout_.row_size;
+    owner_.release(rows_.subspan(static_cast<std::size_t>(released_),
+                                 static_cast<std::size_t>(end - released_)));
+    released_ = end;
+  }
+
+ private:
+  std::span<const std::uint8_t> rows_;
+  const BinaryLayout& layout_;
+  const asdfcore::io::Buffer& owner_;
+  std::uint64_t window_rows_;
+  std::uint64_t released_ = 0;
+};
+
 /// What scanning an `L` column found: the bytes that are neither 'T' nor 'F'.
 struct LogicalScan {
   std::vector<std::uint64_t> index;  ///< Flat element index in C order over the column.
@@ -164,10 +191,7 @@ LogicalScan scan_logical(std::span<const std::uint8_t> rows, const BinaryLayout&
                          const BinaryColumn& c, const asdfcore::io::Buffer& owner) {
   LogicalScan scan;
   const std::uint64_t n = c.format.repeat;
-  constexpr std::uint64_t kWindow = std::uint64_t{8} << 20;
-  const std::uint64_t window_rows =
-      std::max<std::uint64_t>(1, kWindow / std::max<std::uint64_t>(1, layout.row_size));
-  std::uint64_t released = 0;
+  RowRelease release(rows, layout, owner);
   for (std::uint64_t r = 0; r < layout.rows; ++r) {
     const std::uint8_t* p = rows.data() + r * layout.row_size + c.offset;
     for (std::uint64_t k = 0; k < n; ++k) {
@@ -176,12 +200,7 @@ LogicalScan scan_logical(std::span<const std::uint8_t> rows, const BinaryLayout&
         scan.value.push_back(p[k]);
       }
     }
-    if ((r + 1) % window_rows == 0 || r + 1 == layout.rows) {
-      const std::uint64_t end = (r + 1) * layout.row_size;
-      owner.release(rows.subspan(static_cast<std::size_t>(released),
-                                 static_cast<std::size_t>(end - released)));
-      released = end;
-    }
+    release.scanned(r);
   }
   return scan;
 }
@@ -255,10 +274,7 @@ DescriptorScan scan_descriptors(std::span<const std::uint8_t> rows, const Binary
   DescriptorScan scan;
   const std::size_t half = c.format.code == 'P' ? 4 : 8;
   const std::uint64_t heap = layout.heap_size();
-  constexpr std::uint64_t kWindow = std::uint64_t{8} << 20;
-  const std::uint64_t window_rows =
-      std::max<std::uint64_t>(1, kWindow / std::max<std::uint64_t>(1, layout.row_size));
-  std::uint64_t released = 0;
+  RowRelease release(rows, layout, owner);
   for (std::uint64_t r = 0; r < layout.rows; ++r) {
     const std::uint8_t* p = rows.data() + r * layout.row_size + c.offset;
     const std::int64_t count = load_signed(p, half);
@@ -283,12 +299,7 @@ DescriptorScan scan_descriptors(std::span<const std::uint8_t> rows, const Binary
         }
       }
     }
-    if ((r + 1) % window_rows == 0 || r + 1 == layout.rows) {
-      const std::uint64_t end = (r + 1) * layout.row_size;
-      owner.release(rows.subspan(static_cast<std::size_t>(released),
-                                 static_cast<std::size_t>(end - released)));
-      released = end;
-    }
+    release.scanned(r);
   }
   return scan;
 }
