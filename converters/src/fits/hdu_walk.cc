@@ -157,8 +157,13 @@ HduLayout walk_hdus(std::string_view bytes, const std::string& path) {
     const std::string_view rest = bytes.substr(static_cast<std::size_t>(pos));
     if (index > 1 && !rest.starts_with("XTENSION")) break;  // bytes after the last HDU
     ErrorContext where{.file = path, .offset = pos, .hdu = index};
-    refuse_cut_header(rest, index, where);
-    Header header = read_header(rest, index, path, lenient);
+    Header header;
+    try {
+      header = read_header(rest, index, path, lenient);
+    } catch (const Error&) {
+      refuse_cut_header(rest, index, where);  // a file cut inside the header says so
+      throw;
+    }
     const std::vector<Card>& cards = header.cards;
     HduExtent e;
     e.index = index;
