@@ -17,15 +17,9 @@ using namespace fitsasdf::test;
 
 namespace {
 
-/// asdf-astropy 0.3 (Debian 12) cannot build an HDUList with an extension that has no data:
-/// its FitsConverter reads `data.dtype` of None. We write `data: null` as the fits schema says.
-constexpr char kAstropyEmptyExtensionBug[] =
-    "AttributeError: 'NoneType' object has no attribute 'dtype'";
-
 struct Case {
   std::string fits;
   std::string asdf;
-  bool has_empty_extension = false;
 };
 
 json compare(const std::vector<Case>& cases) {
@@ -42,11 +36,8 @@ json compare(const std::vector<Case>& cases) {
 
 void check_case(const Case& c, const json& rec) {
   INFO(c.fits << "\n" << rec.dump().substr(0, 1500));
-  if (c.has_empty_extension) {
-    CHECK_FALSE(rec["ok"].get<bool>());
-    CHECK(rec.value("error", "") == kAstropyEmptyExtensionBug);
-    return;
-  }
+  // An extension without data is a zero-size array, since asdf-astropy 0.3 cannot build an HDU
+  // from null data: files with one read like any other.
   REQUIRE(rec["ok"].get<bool>());
   // Two warnings come from the reference tools themselves and are the only ones allowed:
   // python asdf 2.14 warns about integer literals beyond int64 (BZERO = 2**63 of uint64 images:
@@ -77,7 +68,7 @@ Case convert(const std::string& fits, const fs::path& out_dir) {
   const RunResult r = run_convert(fits, asdf);
   INFO(fits << ": " << r.err);
   REQUIRE(r.status == 0);
-  return {fits, asdf, false};
+  return {fits, asdf};
 }
 
 }  // namespace
@@ -92,9 +83,7 @@ TEST_CASE("generated FITS images convert and read back equal through asdf-astrop
   std::vector<Case> cases;
   std::istringstream names(gen.out);
   for (std::string name; std::getline(names, name);) {
-    Case c = convert((dir / name).string(), dir.path());
-    c.has_empty_extension = name == "mef_empty_ext.fits";
-    cases.push_back(c);
+    cases.push_back(convert((dir / name).string(), dir.path()));
   }
   REQUIRE(cases.size() >= 40);
   const json result = compare(cases);
@@ -107,40 +96,25 @@ TEST_CASE("the corpus's image FITS files convert and read back equal", "[interop
   const json oracle = json::parse(in);
   TempDir dir;
   std::vector<Case> cases;
-  int refused = 0;
   for (const auto& [rel, rec] : oracle["files"].items()) {
     if (rec.value("format", "") != "fits" || !rec.contains("hdus") || rec["hdus"].empty()) continue;
     if (!fs::exists(corpus_dir() / rel)) continue;
     bool images = rec["astropy_open"].value("ok", false);
-    bool empty_extension = false;
     for (const auto& h : rec["hdus"]) {
       const std::string type = h.value("type", "");
       images = images && (type == "PrimaryHDU" || type == "ImageHDU") &&
                !h.value("truncated", false) && !h.contains("data_error");
-      if (type == "ImageHDU" && h.value("raw_data_size", 0) == 0) empty_extension = true;
     }
     if (!images) continue;
     const std::string fits = (corpus_dir() / rel).string();
     const std::string asdf = (dir / (fs::path(rel).filename().string() + ".asdf")).string();
+    // Every one converts, verify.fits (NAXIS before BITPIX, which CFITSIO refuses) included.
     const RunResult r = run_convert(fits, asdf);
-    if (rec["fitsverify"].value("n_errors", 0) > 0 &&
-        r.err.find("CFITSIO cannot open the file") != std::string::npos) {
-      // A file that breaks the FITS standard so that CFITSIO refuses it (verify.fits: NAXIS
-      // before BITPIX) is refused with a clear error, exit status 2, and no output.
-      INFO(rel << ": " << r.err);
-      CHECK(r.status == 2);
-      CHECK_FALSE(fs::exists(asdf));
-      ++refused;
-      continue;
-    }
     INFO(rel << ": " << r.err);
     REQUIRE(r.status == 0);
-    Case c{fits, asdf, false};
-    c.has_empty_extension = empty_extension;
-    cases.push_back(c);
+    cases.push_back(Case{fits, asdf});
   }
-  INFO("image files: " << cases.size() << ", refused by CFITSIO: " << refused);
-  CHECK(refused <= 1);
+  INFO("image files: " << cases.size());
   REQUIRE(cases.size() >= 5);
   const json result = compare(cases);
   for (const auto& c : cases) check_case(c, result[c.asdf]);

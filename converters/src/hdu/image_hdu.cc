@@ -135,7 +135,20 @@ HduOutput convert_image(const std::vector<Card>& cards, asdfcore::io::Buffer dat
   }
   const std::uint64_t size = declared_data_size(header, where);
   if (naxis == 0) {
-    out.item->set("data", Node::make_null());
+    // An extension without data gets a zero-size array of its BITPIX type: asdf-astropy 0.3
+    // builds every extension's HDU from its `data` and cannot from null (python asdf would not
+    // open the file); astropy shows that HDU with NAXIS = 1, NAXIS1 = 0. The header list keeps
+    // NAXIS = 0, and the way back writes no data. A primary HDU keeps `data: null`.
+    if (header.has("XTENSION")) {
+      asdfcore::ndarray::NDArrayNodeSpec spec;
+      spec.dtype = DType::numeric(*kind, ByteOrder::kBig);
+      spec.shape = {0};
+      spec.source = sink.add_owned({});
+      spec.version = "1.0.0";
+      out.item->set("data", asdfcore::ndarray::make_ndarray_node(spec));
+    } else {
+      out.item->set("data", Node::make_null());
+    }
     out.report = std::move(report);
     return out;
   }
