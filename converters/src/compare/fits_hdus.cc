@@ -252,11 +252,7 @@ std::vector<FitsHdu> read_fits_hdus(const std::string& path, bool decompress_til
       describe(h, image, h.header.size, image.size());
       h.padding = {};  // CFITSIO's padding, not the file's
     } else {
-      const auto start =
-          static_cast<std::size_t>(std::min<std::uint64_t>(extent.header_start, bytes.size()));
-      const std::string_view text(reinterpret_cast<const char*>(bytes.data()) + start,
-                                  bytes.size() - start);
-      h.header = read_header(text, extent.index, path, lenient);
+      h.header = file.headers()[static_cast<std::size_t>(extent.index - 1)];  // read by the walk
       const bool last = &extent == &file.hdus().back();
       describe(h, bytes, extent.data_start, last ? bytes.size() : extent.data_end,
                extent.nonstandard_primary ? std::optional(extent.data_size) : std::nullopt);

@@ -13,14 +13,6 @@ using asdfcore::ErrorContext;
 using asdfcore::tree::NodeKind;
 using asdfcore::tree::NodePtr;
 
-/// The first card with `keyword`, or nullptr.
-const Card* find_card(const std::vector<Card>& cards, std::string_view keyword) {
-  for (const auto& c : cards) {
-    if (c.keyword == keyword) return &c;
-  }
-  return nullptr;
-}
-
 /// The 0-based position of the first card with `keyword`, or -1.
 long position(const std::vector<Card>& cards, std::string_view keyword) {
   for (std::size_t i = 0; i < cards.size(); ++i) {
@@ -103,6 +95,13 @@ void refuse_cut_header(std::string_view rest, int hdu, const ErrorContext& at) {
 }
 
 }  // namespace
+
+const Card* find_card(const std::vector<Card>& cards, std::string_view keyword) {
+  for (const auto& c : cards) {
+    if (c.keyword == keyword) return &c;
+  }
+  return nullptr;
+}
 
 std::uint64_t declared_data_size(const std::vector<Card>& cards, const ErrorContext& where) {
   const long long naxis = integer(cards, "NAXIS", 0, where);

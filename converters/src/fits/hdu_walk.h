@@ -51,6 +51,9 @@ struct HduLayout {
   std::uint64_t end = 0;
 };
 
+/// Return the first card of `cards` with `keyword`, or nullptr.
+const Card* find_card(const std::vector<Card>& cards, std::string_view keyword);
+
 /// Return the data size, in bytes before padding, that `cards` declare: |BITPIX|/8 * GCOUNT *
 /// (PCOUNT + NAXIS1 * ... * NAXISn), NAXIS1 left out for random groups (GROUPS = T, NAXIS1 = 0);
 /// 0 when NAXIS is 0 or absent (astropy's rule). Throws `Error` (malformed, with `where`) for a

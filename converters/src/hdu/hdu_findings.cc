@@ -3,12 +3,11 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
-#include <cstring>
 #include <string>
 
 #include "fits/card_value.h"
-#include "fits/checksum.h"
+#include "fits/checksum_check.h"
+#include "fits/hdu_walk.h"
 
 namespace fitsasdf::hdu {
 namespace {
@@ -16,20 +15,10 @@ namespace {
 using asdfcore::Error;
 using asdfcore::ErrorCode;
 
-constexpr std::size_t kBlock = 2880;
-
 /// Return the first card image of `card` without its trailing blanks, as UTF-8.
 std::string shown_image(const Card& card) {
   const std::string& image = card.images.front();
   return fits::latin1_to_utf8(image.substr(0, image.find_last_not_of(' ') + 1));
-}
-
-/// Return the first card `keyword` of `cards`, or nullptr.
-const Card* find_card(const std::vector<Card>& cards, std::string_view keyword) {
-  for (const auto& c : cards) {
-    if (c.keyword == keyword) return &c;
-  }
-  return nullptr;
 }
 
 /// Return `text` quoted as python's repr quotes a str (double quotes when it holds a single
@@ -106,61 +95,34 @@ void add_unparsable_card_findings(const Header& header, int hdu, std::vector<Fin
   }
 }
 
-void add_checksum_findings(std::string_view header_bytes, const asdfcore::io::Buffer& buffer,
+void add_checksum_findings(std::string_view header_bytes, const asdfcore::io::Buffer& data,
                            const std::vector<Card>& cards, int hdu, std::vector<Finding>& out) {
-  const Card* checksum = find_card(cards, "CHECKSUM");
-  const Card* datasum = find_card(cards, "DATASUM");
-  if (checksum == nullptr && datasum == nullptr) return;
-  // The data's sum, over whole blocks (a short last block as if padded with zeros).
-  const std::span<const std::uint8_t> data = buffer.span();
-  fits::ChecksumSum data_sum;
-  const std::size_t whole = data.size() / kBlock * kBlock;
-  constexpr std::size_t kWindow = kBlock * 8192;  // 22.5 MiB summed, then released
-  for (std::size_t at = 0; at < whole; at += kWindow) {
-    const auto piece = data.subspan(at, std::min(kWindow, whole - at));
-    data_sum.add(piece);
-    buffer.release(piece);
-  }
-  if (whole < data.size()) {
-    std::vector<std::uint8_t> last(kBlock, 0);
-    std::memcpy(last.data(), data.data() + whole, data.size() - whole);
-    data_sum.add(last);
-  }
-  if (datasum != nullptr) {
-    // DATASUM: the unsigned decimal integer of the data's sum, as a string ('0' when the HDU
-    // has no data).
-    std::string text =
-        datasum->value && datasum->value->is_string() ? datasum->value->as_string() : std::string();
+  const fits::HduChecksums sums = fits::check_hdu_checksums(
+      std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(header_bytes.data()),
+                                    header_bytes.size()),
+      data, cards);
+  const auto stated = [&cards](std::string_view keyword) {
+    const Card* c = fits::find_card(cards, keyword);
+    std::string text = c && c->value && c->value->is_string() ? c->value->as_string() : "";
     text.erase(0, std::min(text.find_first_not_of(' '), text.size()));
     text.erase(text.find_last_not_of(' ') + 1);
-    std::uint64_t stated = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), stated);
-    const bool parsed = ec == std::errc() && end == text.data() + text.size() && !text.empty();
-    if (!parsed || stated != data_sum.value()) {
-      out.push_back(Finding{
-          hdu, "datasum-mismatch",
-          "DATASUM = '" + text + "' but the data's 32-bit ones' complement sum is " +
-              std::to_string(data_sum.value()) + (parsed ? "" : " (the card is not a number)") +
-              ": the data changed since the card was written, or the card is wrong"});
-    }
+    return text;
+  };
+  if (sums.verdict.datasum == fits::ChecksumVerdict::kInvalid) {
+    out.push_back(Finding{hdu, "datasum-mismatch",
+                          "DATASUM = '" + stated("DATASUM") +
+                              "' but the data's 32-bit ones' complement sum is " +
+                              std::to_string(sums.data_sum) +
+                              ": the data changed since the card was written, or the card is "
+                              "wrong"});
   }
-  if (checksum != nullptr) {
-    // CHECKSUM: the whole HDU (header with the CHECKSUM card as stored, then the data) sums
-    // to -0 (all ones).
-    const std::size_t header_whole = header_bytes.size() / kBlock * kBlock;
-    fits::ChecksumSum sum(data_sum.value());
-    sum.add(std::span<const std::uint8_t>(
-        reinterpret_cast<const std::uint8_t*>(header_bytes.data()), header_whole));
-    if (sum.value() != 0xffffffffu) {
-      const std::string stated =
-          checksum->value && checksum->value->is_string() ? checksum->value->as_string() : "";
-      out.push_back(Finding{hdu, "checksum-mismatch",
-                            "CHECKSUM = '" + stated +
-                                "' does not verify: the HDU's header and data sum to " +
-                                std::to_string(sum.value()) +
-                                ", not -0 (4294967295); the HDU changed since the card was "
-                                "written"});
-    }
+  if (sums.verdict.checksum == fits::ChecksumVerdict::kInvalid) {
+    out.push_back(Finding{hdu, "checksum-mismatch",
+                          "CHECKSUM = '" + stated("CHECKSUM") +
+                              "' does not verify: the HDU's header and data sum to " +
+                              std::to_string(sums.hdu_sum) +
+                              ", not -0 (4294967295); the HDU changed since the card was "
+                              "written"});
   }
 }
 

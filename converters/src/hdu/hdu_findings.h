@@ -32,11 +32,9 @@ void check_structural_cards(const Header& header, const asdfcore::ErrorContext& 
 /// naming the card number (1-based), keyword, the value as read and astropy's complaint.
 void add_unparsable_card_findings(const Header& header, int hdu, std::vector<Finding>& out);
 
-/// When `cards` hold CHECKSUM or DATASUM, sum the HDU's stored bytes (`header_bytes`, whole
-/// 2880-byte blocks, then `data`, the data area with its padding; a short last block counts
-/// as padded with zeros) and append a `datasum-mismatch` / `checksum-mismatch` finding for each
-/// card that does not verify (FITS Standard 4.0, appendix J). Costs one pass over the data; the
-/// pages of a mapped `data` are released as they are summed (bounded resident memory).
+/// Append a `datasum-mismatch` / `checksum-mismatch` finding for each checksum card of the HDU
+/// that does not verify (`fits::check_hdu_checksums`: `header_bytes` whole 2880-byte blocks,
+/// `data` the data area with its padding; one pass over the data when a card is there).
 void add_checksum_findings(std::string_view header_bytes, const asdfcore::io::Buffer& data,
                            const std::vector<Card>& cards, int hdu, std::vector<Finding>& out);
 

@@ -1,6 +1,7 @@
 #include "to_fits/fits_output.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -86,6 +87,9 @@ asdfcore::tree::NodePtr datasum_value(const TreeCard& card, std::uint32_t sum) {
   std::string text = std::to_string(sum);
   if (card.value->is_string()) {
     const std::string& old = card.value->as_string();
+    // A value that already reads as the sum (as CFITSIO's strtoul reads it: blanks are 0, the
+    // sum of no data) stays as it is.
+    if (std::strtoull(old.c_str(), nullptr, 10) == sum) return card.value;
     const std::size_t digits = old.find_first_not_of(' ');
     if (digits != std::string::npos && digits > 0 && old.size() > text.size()) {
       text.insert(0, old.size() - text.size(), ' ');
