@@ -127,11 +127,11 @@ ConversionReport convert_fits_to_asdf(const std::string& input, const std::strin
   // Every header was read once by the walk: first look for an ASDF extension.
   const std::vector<Header>& parsed = file.headers();
   bool embedded_asdf = false;
-  for (const auto& header : parsed) {
+  for (const auto& extent : file.hdus()) {
     // A card astropy cannot parse was repaired as its verify('fix') does (a finding below),
     // unless the HDU's layout depends on it.
-    const int index = static_cast<int>(&header - parsed.data()) + 1;
-    hdu::check_structural_cards(header, {.file = input, .hdu = index});
+    const Header& header = parsed[static_cast<std::size_t>(extent.index - 1)];
+    hdu::check_structural_cards(header, {.file = input, .hdu = extent.index});
     if (options.embedded_tree && embedded::is_asdf_extension(header.cards)) {
       embedded_asdf = true;  // the primary HDU too (old python asdf wrote it there)
       break;
@@ -150,11 +150,7 @@ ConversionReport convert_fits_to_asdf(const std::string& input, const std::strin
     const auto& extent = file.hdus()[i];
     const asdfcore::ErrorContext where{.file = input, .hdu = extent.index};
     const Header& header = parsed[i];
-    hdu::HduInput in{file, extent, header.cards,
-                     bytes.slice(static_cast<std::size_t>(extent.data_start),
-                                 static_cast<std::size_t>(
-                                     std::min<std::uint64_t>(extent.data_end, bytes.size()) -
-                                     extent.data_start))};
+    hdu::HduInput in = hdu::read_hdu_input(file, extent);
     const hdu::HduConverter& converter = registry.find(in);
     try {
       outputs.push_back(converter.convert(in, sink, options));

@@ -310,7 +310,6 @@ FitsFile FitsFile::open(const std::string& path, std::uint64_t max_memory) {
   HduLayout layout = walk_hdus(text, path);
   f.hdus_ = std::move(layout.hdus);
   f.headers_ = std::move(layout.headers);
-  f.end_ = layout.end;
   if (f.container_.empty()) {
     f.plain_fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (f.plain_fd_ < 0) {
@@ -379,7 +378,6 @@ FitsFile::FitsFile(FitsFile&& other) noexcept
       max_memory_(other.max_memory_),
       hdus_(std::move(other.hdus_)),
       headers_(std::move(other.headers_)),
-      end_(other.end_),
       bytes_(std::move(other.bytes_)) {}
 
 FitsFile& FitsFile::operator=(FitsFile&& other) noexcept {
@@ -391,7 +389,6 @@ FitsFile& FitsFile::operator=(FitsFile&& other) noexcept {
     std::swap(max_memory_, tmp.max_memory_);
     std::swap(hdus_, tmp.hdus_);
     std::swap(headers_, tmp.headers_);
-    std::swap(end_, tmp.end_);
     std::swap(bytes_, tmp.bytes_);
   }
   return *this;

@@ -43,9 +43,6 @@ class FitsFile {
   /// Return every HDU's header, parsed once (unparsable values repaired as astropy's
   /// `verify('fix')` does, each with its `Card::problem`), in file order.
   const std::vector<Header>& headers() const noexcept { return headers_; }
-  /// Return where the bytes after the last HDU start (see `HduLayout::end`); equal to
-  /// `bytes().size()` when nothing follows it.
-  std::uint64_t end() const noexcept { return end_; }
   /// Return the whole (decompressed) byte stream. Plain files are mapped, not copied.
   const asdfcore::io::Buffer& bytes() const noexcept { return bytes_; }
   /// Return a descriptor of the plain file for streaming its bytes (pread), or -1 for a
@@ -78,7 +75,6 @@ class FitsFile {
   std::uint64_t max_memory_ = 0;
   std::vector<HduExtent> hdus_;
   std::vector<Header> headers_;
-  std::uint64_t end_ = 0;
   asdfcore::io::Buffer bytes_;
 };
 

@@ -222,7 +222,6 @@ HduLayout walk_hdus(std::string_view bytes, const std::string& path) {
     layout.headers.push_back(std::move(header));
     if (layout.hdus.back().nonstandard_primary) break;
   }
-  layout.end = std::min<std::uint64_t>(pos, bytes.size());
   return layout;
 }
 

@@ -42,13 +42,10 @@ struct HduExtent {
   std::uint64_t data_end = 0;   ///< End of the data including the padding to 2880 bytes.
 };
 
-/// The HDUs of a byte stream and what follows them.
+/// The HDUs of a byte stream (what follows the last one starts at its `data_end`).
 struct HduLayout {
   std::vector<HduExtent> hdus;
   std::vector<Header> headers;  ///< Each HDU's header, parsed with unparsable values repaired.
-  /// Where the bytes after the last HDU start: the end of its padding, or (when the stream ends
-  /// inside that padding, or the last HDU is a SIMPLE = F primary) the end of the stream.
-  std::uint64_t end = 0;
 };
 
 /// Return the first card of `cards` with `keyword`, or nullptr.

@@ -83,9 +83,8 @@ struct HduInput {
   }
 };
 
-/// Return the input of the HDU at `extent` of `file`: its header parsed from the bytes, its
-/// data (as much as the file holds). Throws `Error` (truncated) when the file ends inside the
-/// header.
+/// Return the input of the HDU at `extent` of `file`: its header as the HDU walk read it, its
+/// data (with as much of its padding as the file holds).
 HduInput read_hdu_input(const fits::FitsFile& file, const fits::HduExtent& extent);
 
 /// What a converter produces for one HDU.
