@@ -18,6 +18,7 @@ inline int exit_code_for(asdfcore::ErrorCode code) {
   switch (code) {
     case asdfcore::ErrorCode::kIo: return kExitIo;
     case asdfcore::ErrorCode::kInvalidArgument: return kExitUsage;
+    case asdfcore::ErrorCode::kCancelled: return kExitInterrupted;
     default: return kExitBadInput;
   }
 }

@@ -16,6 +16,9 @@ std::string_view error_code_name(ErrorCode code) noexcept {
     case ErrorCode::kChecksum: return "checksum";
     case ErrorCode::kLimit: return "limit";
     case ErrorCode::kInvalidArgument: return "invalid-argument";
+    case ErrorCode::kNotFound: return "not-found";
+    case ErrorCode::kWrongType: return "wrong-type";
+    case ErrorCode::kCancelled: return "cancelled";
   }
   return "unknown";
 }

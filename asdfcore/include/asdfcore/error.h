@@ -23,6 +23,9 @@ enum class ErrorCode {
   kChecksum,            ///< A block's stored MD5 does not match its data.
   kLimit,               ///< A configured resource limit would be exceeded.
   kInvalidArgument,     ///< The caller passed a value the API does not accept.
+  kNotFound,            ///< A tree path names nothing (a missing key, an index past the end).
+  kWrongType,           ///< A value is not of the type asked for (or does not fit in it).
+  kCancelled,           ///< The caller cancelled the operation; nothing was written.
 };
 
 /// Return the stable lower-case name of `code` ("malformed", "checksum", ...).
