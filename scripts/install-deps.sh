@@ -18,6 +18,8 @@ packages=(
   python3-gwcs python3-asdf-standard astropy-utils fitsverify
   # test inputs: .Z (LZW) FITS files; a fixed clock for fpack's fuzz seeds (tests/fuzz)
   ncompress faketime
+  # the API reference and its test (scripts/docs.sh, docs:api-reference)
+  doxygen
 )
 
 missing=()
