@@ -20,6 +20,9 @@ packages=(
   ncompress faketime
   # the API reference and its test (scripts/docs.sh, docs:api-reference)
   doxygen
+  # cfitsio.pc names -lcurl for static linking: `pkg-config --static --libs fitsasdf` needs it
+  # (install:pkg-config-static); the curl flavour libcfitsio10 itself uses
+  libcurl4-gnutls-dev
 )
 
 missing=()
