@@ -18,6 +18,11 @@ packages=(
   python3-gwcs python3-asdf-standard astropy-utils fitsverify
   # test inputs: .Z (LZW) FITS files; a fixed clock for fpack's fuzz seeds (tests/fuzz)
   ncompress faketime
+  # the API reference and its test (scripts/docs.sh, docs:api-reference)
+  doxygen
+  # cfitsio.pc names -lcurl for static linking: `pkg-config --static --libs fitsasdf` needs it
+  # (install:pkg-config-static); the curl flavour libcfitsio10 itself uses
+  libcurl4-gnutls-dev
 )
 
 missing=()

@@ -19,7 +19,7 @@ cd "$build"
 ctest --output-on-failure -j "$(nproc)" "$@"
 echo "test.sh: normal build and tests passed in $((SECONDS - start)) s"
 
-# Stages 2 and 3: the same suite under ASan + UBSan + leak checking (all but install:consumer,
+# Stages 2 and 3: the same suite under ASan + UBSan + leak checking (all but the install:* tests,
 # whose separately built program would need the sanitizer runtime too), then
 # smoke fuzzing of every fuzz target (its known reproducers replayed first).
 if [ -n "${FITSASDF_SKIP_SANITIZERS:-}" ] && [ "${FITSASDF_SKIP_SANITIZERS}" != 0 ] && [ -z "${CI:-}" ]; then
@@ -28,7 +28,7 @@ if [ -n "${FITSASDF_SKIP_SANITIZERS:-}" ] && [ "${FITSASDF_SKIP_SANITIZERS}" != 
 fi
 start=$SECONDS
 bash "$root/scripts/sanitize.sh" "$@"
-echo "test.sh: sanitizer build and tests (ASan+UBSan+LSan, every test but install:consumer) passed in $((SECONDS - start)) s"
+echo "test.sh: sanitizer build and tests (ASan+UBSan+LSan, every test but the install:* tests) passed in $((SECONDS - start)) s"
 start=$SECONDS
 FITSASDF_CLI="$build/cli/fitsasdf" bash "$root/scripts/fuzz.sh" --smoke
 echo "test.sh: smoke fuzzing (a fixed run of about a minute per target) passed in $((SECONDS - start)) s"

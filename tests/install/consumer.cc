@@ -1,5 +1,7 @@
 // Converts a FITS file to ASDF through the installed library and opens the result again:
 // `consumer IN.fits OUT.asdf` prints the HDU count and the ASDF file's block count.
+// The one source all four install tests build (find_package and pkg-config, static and shared
+// libraries); tests/install/consume.sh checks that it prints "<n> HDUs, <m> blocks".
 #include <iostream>
 
 #include "asdfcore/asdf_file.h"

@@ -29,10 +29,10 @@ struct HduReport {
 
 /// The outcome of one conversion.
 struct ConversionReport {
-  std::string input;
-  std::string output;
+  std::string input;        ///< The input file's path, as given.
+  std::string output;       ///< The output file's path, as given.
   std::string fits_tag;     ///< The tag the `fits` item got.
-  std::vector<HduReport> hdus;
+  std::vector<HduReport> hdus;    ///< One per HDU, in file order.
   std::vector<Finding> findings;  ///< File-level findings (HDU 0: bytes after the last HDU, ...).
   /// Return every finding: the file's, then each HDU's in order.
   std::vector<Finding> all_findings() const {
@@ -40,8 +40,8 @@ struct ConversionReport {
     for (const auto& h : hdus) all.insert(all.end(), h.findings.begin(), h.findings.end());
     return all;
   }
-  std::uint64_t bytes_in = 0;
-  std::uint64_t bytes_out = 0;
+  std::uint64_t bytes_in = 0;   ///< Size of the input file in bytes (compressed, if it is).
+  std::uint64_t bytes_out = 0;  ///< Size of the output file in bytes.
 };
 
 /// Convert the FITS file `input` (plain, .gz, .bz2, .Z) to the ASDF file `output`, which appears

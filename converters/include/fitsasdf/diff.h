@@ -66,7 +66,7 @@ struct CardDifference {
     kCount,    ///< kDiff: the keyword occurs a different number of times (a, b are the counts).
     kText,     ///< kVerify: the same value and comment, written differently (a, b: card text).
   };
-  Kind kind = Kind::kValue;
+  Kind kind = Kind::kValue;    ///< What differs.
   std::string keyword;         ///< As astropy shows it ("" for a blank keyword).
   std::size_t occurrence = 1;  ///< 1-based, among the cards of this keyword (the 3rd HISTORY: 3).
   std::size_t position_a = 0;  ///< 1-based card number in A's header; 0 when not in A.
@@ -118,12 +118,12 @@ struct HduComparison {
   /// "image", "tile-compressed image", "binary table", "ASCII table", "random groups",
   /// "empty" (no data) or the XTENSION of anything else.
   std::string kind;
-  HeaderMatch header = HeaderMatch::kIdentical;
+  HeaderMatch header = HeaderMatch::kIdentical;  ///< How the two headers compare.
   std::size_t cards_a = 0;            ///< Cards in A's header (kDiff: not counting blank cards).
   std::size_t cards_b = 0;            ///< Cards in B's header.
   std::size_t card_differences = 0;   ///< All card differences.
   std::vector<CardDifference> cards;  ///< The first `max_listed` of them.
-  DataComparison data;
+  DataComparison data;                ///< How the two HDUs' data compare.
   ChecksumState datasum_a = ChecksumState::kAbsent;   ///< DATASUM of A.
   ChecksumState checksum_a = ChecksumState::kAbsent;  ///< CHECKSUM of A.
   ChecksumState datasum_b = ChecksumState::kAbsent;   ///< DATASUM of B.
@@ -141,7 +141,7 @@ struct HduComparison {
 struct FitsComparison {
   std::string a;  ///< Path of A.
   std::string b;  ///< Path of B.
-  CompareMode mode = CompareMode::kDiff;
+  CompareMode mode = CompareMode::kDiff;  ///< The rules the files were compared by.
   int hdus_a = 0;                   ///< Number of HDUs in A.
   int hdus_b = 0;                   ///< Number of HDUs in B.
   std::vector<HduComparison> hdus;  ///< The HDUs of A matched with one of B, in A's order.
@@ -163,7 +163,7 @@ struct TreeDifference {
     kExtra,    ///< In B, not in A.
     kArray,    ///< Two ndarrays whose datatype, shape, mask or values differ (see `array`).
   };
-  Kind kind = Kind::kValue;
+  Kind kind = Kind::kValue;  ///< What differs.
   std::string path;      ///< JSON Pointer of the node ("" is the root).
   std::string a;         ///< A's side as short text ("'abc'", "42", "a mapping of 3 entries", "").
   std::string b;         ///< B's side.

@@ -52,8 +52,8 @@ enum class FitsTag {
 
 /// Settings for `convert_fits_to_asdf`.
 struct ConvertOptions {
-  ScalingPolicy scaling = ScalingPolicy::kRaw;
-  FitsTag fits_tag = FitsTag::kAuto;
+  ScalingPolicy scaling = ScalingPolicy::kRaw;  ///< What to do with scaled integer data.
+  FitsTag fits_tag = FitsTag::kAuto;            ///< Which tag the `fits` item gets.
   /// Write image data in the machine's byte order instead of FITS's big-endian (costs a swap).
   bool native_byte_order = false;
   /// Block compression: "" (none), "zlib", "bzp2" or "lz4".

@@ -18,7 +18,9 @@ class Md5 {
  public:
   Md5();
   ~Md5();
+  /// Take over the state of the moved-from object, which may then only be destroyed or assigned.
   Md5(Md5&&) noexcept;
+  /// Take over the state of the moved-from object, dropping this one's.
   Md5& operator=(Md5&&) noexcept;
   Md5(const Md5&) = delete;
   Md5& operator=(const Md5&) = delete;

@@ -21,7 +21,7 @@ namespace asdfcore::extension {
 
 /// What a converter may need besides the node: the blocks of the file and the node's place.
 struct ReadContext {
-  const ndarray::BlockProvider* blocks = nullptr;
+  const ndarray::BlockProvider* blocks = nullptr;  ///< The file's blocks; nullptr without a file.
   std::string path;  ///< JSON Pointer of the node.
 };
 

@@ -32,24 +32,24 @@ std::string words_to_decimal(std::span<const std::uint32_t> words, bool negative
 
 /// A `core/externalarray`: data held by a file outside ASDF.
 struct ExternalArray {
-  std::string fileuri;
-  tree::NodePtr target;
-  std::string datatype;
-  std::vector<std::uint64_t> shape;
+  std::string fileuri;               ///< URI of the file holding the data.
+  tree::NodePtr target;              ///< Where in that file (an integer or a string node).
+  std::string datatype;              ///< The element type, as the node writes it ("int16").
+  std::vector<std::uint64_t> shape;  ///< Elements along each axis, slowest first.
 };
 
 /// One column of a `core/table`.
 struct TableColumn {
-  std::string name;
-  std::string description;
+  std::string name;         ///< The column's name.
+  std::string description;  ///< Free text; empty when the node has none.
   tree::NodePtr data;  ///< Usually a `core/ndarray` node.
   tree::NodePtr unit;  ///< The column's unit node, or nullptr.
 };
 
 /// A `core/table`, read into a generic form.
 struct Table {
-  std::vector<TableColumn> columns;
-  tree::NodePtr meta;
+  std::vector<TableColumn> columns;  ///< The columns, in order.
+  tree::NodePtr meta;                ///< The table's `meta` mapping, or nullptr.
 };
 
 }  // namespace asdfcore::extension

@@ -19,9 +19,12 @@ TagParts split_tag(std::string_view tag);
 
 /// A semantic version, compared numerically part by part.
 struct Version {
-  int major = 0, minor = 0, patch = 0;
+  int major = 0;  ///< The first number.
+  int minor = 0;  ///< The second number.
+  int patch = 0;  ///< The third number.
   /// Parse "1.2.3" (missing parts are 0); nothing when it is not a version.
   static std::optional<Version> parse(std::string_view text);
+  /// Compare major, then minor, then patch.
   auto operator<=>(const Version&) const = default;
 };
 

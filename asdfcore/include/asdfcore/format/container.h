@@ -41,12 +41,13 @@ struct BlockInfo {
 
 /// A flaw in the layout that does not stop the tree and the other blocks from being read.
 struct LayoutProblem {
+  /// What kind of flaw.
   enum class Kind {
     kBrokenChain,   ///< No valid block where the previous one ends; later blocks are unreachable.
     kStaleIndex,    ///< A block index is present but disagrees with the blocks; it is ignored.
     kTrailingBytes, ///< Bytes after the last block that are neither a block nor an index.
   };
-  Kind kind;
+  Kind kind;                 ///< What kind of flaw.
   std::uint64_t offset = 0;  ///< Where the problem was found.
   std::string message;       ///< What was wrong.
 };

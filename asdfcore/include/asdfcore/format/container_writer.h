@@ -67,7 +67,7 @@ struct WriteOptions {
   bool block_index = true;              ///< Write the index (never after a streamed block).
   std::uint64_t tree_padding = 0;       ///< Spare bytes after the tree so it can grow (none
                                         ///< is written when there is no tree).
-  ChecksumConvention checksum = ChecksumConvention::kStoredBytes;
+  ChecksumConvention checksum = ChecksumConvention::kStoredBytes;  ///< What block MD5s cover.
   bool durable = true;                  ///< fsync before the rename.
   /// Threads that compress the pieces of a large block side by side (the writing thread
   /// included); 0 means `std::thread::hardware_concurrency()`. The bytes written do not

@@ -19,6 +19,7 @@ class AtomicFile {
   ~AtomicFile();
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
+  /// Take over `other`'s temporary file; `other` then owns nothing and removes nothing.
   AtomicFile(AtomicFile&& other) noexcept;
   AtomicFile& operator=(AtomicFile&& other) = delete;
 

@@ -10,10 +10,10 @@
 
 namespace asdfcore::io {
 
-/// An immutable view of bytes together with a shared reference to whatever owns them, so a
-/// view handed out of a memory-mapped file stays valid after the file object is gone.
 struct WritableBuffer;
 
+/// An immutable view of bytes together with a shared reference to whatever owns them, so a
+/// view handed out of a memory-mapped file stays valid after the file object is gone.
 class Buffer {
  public:
   /// Make an empty buffer.

@@ -88,6 +88,7 @@ struct SwapRun {
   std::uint64_t offset = 0;  ///< Bytes from the start of the element.
   std::uint32_t unit = 0;    ///< Bytes per unit: 2, 4 or 8.
   std::uint64_t count = 0;   ///< Number of units.
+  /// Compare offset, unit and count.
   friend bool operator==(const SwapRun&, const SwapRun&) = default;
 };
 

@@ -50,7 +50,9 @@ inline constexpr std::string_view kAsdfTagPrefix = "tag:stsci.edu:asdf/";
 /// One value of the tree.
 class Node {
  public:
+  /// The items of a sequence, in order.
   using Sequence = std::vector<NodePtr>;
+  /// The (key, value) entries of a mapping, in insertion order.
   using Mapping = std::vector<std::pair<NodePtr, NodePtr>>;
 
   /// Make a null node.
@@ -77,9 +79,13 @@ class Node {
 
   /// Return what the node holds.
   NodeKind kind() const noexcept { return kind_; }
+  /// True for kNull.
   bool is_null() const noexcept { return kind_ == NodeKind::kNull; }
+  /// True for kMapping.
   bool is_mapping() const noexcept { return kind_ == NodeKind::kMapping; }
+  /// True for kSequence.
   bool is_sequence() const noexcept { return kind_ == NodeKind::kSequence; }
+  /// True for kString.
   bool is_string() const noexcept { return kind_ == NodeKind::kString; }
   /// True for kInt and kBigInt.
   bool is_integer() const noexcept { return kind_ == NodeKind::kInt || kind_ == NodeKind::kBigInt; }
@@ -107,12 +113,14 @@ class Node {
 
   /// Return the items of a sequence. Throws when the node is not a sequence.
   const Sequence& items() const;
+  /// Return the items of a sequence, to change. Throws when the node is not a sequence.
   Sequence& items();
   /// Append `item` to a sequence.
   void push_back(NodePtr item);
 
   /// Return the entries of a mapping, in insertion order. Throws when not a mapping.
   const Mapping& entries() const;
+  /// Return the entries of a mapping, to change. Throws when not a mapping.
   Mapping& entries();
   /// Return the value under the string key `key`, or nullptr (also when not a mapping).
   NodePtr get(std::string_view key) const;

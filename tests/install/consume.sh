@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The install tests proper: build tests/install/consumer.cc against the libraries installed in
+# PREFIX (by prefix.sh) the way a pipeline's build would, run it on SAMPLE, and check how it is
+# linked.
+#   consume.sh find_package|pkg-config static|shared PREFIX LIBDIR SOVERSION SAMPLE.fits WORK
+# find_package: configure and build tests/install/CMakeLists.txt with CMAKE_PREFIX_PATH=PREFIX.
+# pkg-config:   one compiler command, `c++ -std=c++20 consumer.cc $(pkg-config --cflags --libs
+#               fitsasdf)` (--static for static libraries; an rpath into PREFIX for shared ones).
+# static: the program needs neither library at run time. shared: it needs both by their SONAMEs
+# (lib*.so.SOVERSION) and the loader finds them in PREFIX.
+set -euo pipefail
+method=$1 kind=$2 prefix=$3 libdir=$4 soversion=$5 sample=$6 work=$7
+name=install:$method-$kind
+fail() { echo "$name: FAILED: $*" >&2; exit 1; }
+here=$(cd "$(dirname "$0")" && pwd)
+lib=$prefix/$libdir
+[ -d "$lib" ] || fail "no install in $prefix (the install:prefix-$kind fixture did not run)"
+out=$work/consumer-$method-$kind
+rm -rf "$out"
+mkdir -p "$out"
+start=$SECONDS
+case $method in
+  find_package)
+    generator=()
+    command -v ninja >/dev/null && generator=(-G Ninja)
+    cmake -S "$here" -B "$out" "${generator[@]}" -DCMAKE_PREFIX_PATH="$prefix" \
+      -DCMAKE_BUILD_TYPE=Release >"$out/configure.log" || { cat "$out/configure.log"; fail "configure"; }
+    found=$(sed -n 's/^fitsasdf_DIR:PATH=//p' "$out/CMakeCache.txt")
+    [ "$found" = "$lib/cmake/fitsasdf" ] || fail "find_package(fitsasdf) found '$found', not $lib/cmake/fitsasdf"
+    cmake --build "$out" >"$out/build.log" || { cat "$out/build.log"; fail "build"; }
+    ;;
+  pkg-config)
+    export PKG_CONFIG_PATH=$lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
+    pcdir=$(pkg-config --variable=pcfiledir fitsasdf) || fail "pkg-config does not find fitsasdf"
+    [ "$pcdir" = "$lib/pkgconfig" ] || fail "pkg-config found fitsasdf.pc in $pcdir, not $lib/pkgconfig"
+    pc_static=()
+    link_extra=()
+    if [ "$kind" = static ]; then pc_static=(--static); else link_extra=("-Wl,-rpath,$lib"); fi
+    cflags=$(pkg-config --cflags fitsasdf) || fail "pkg-config --cflags fitsasdf"
+    libs=$(pkg-config "${pc_static[@]}" --libs fitsasdf) || fail "pkg-config ${pc_static[*]} --libs fitsasdf"
+    # shellcheck disable=SC2086  # the flags are words
+    command=(${CXX:-c++} -std=c++20 -O1 "$here/consumer.cc" -o "$out/consumer" $cflags $libs "${link_extra[@]}")
+    echo "$name: ${command[*]}"
+    "${command[@]}" || fail "compile and link"
+    ;;
+  *) fail "METHOD must be find_package or pkg-config" ;;
+esac
+build_seconds=$((SECONDS - start))
+
+needed=$(readelf -d "$out/consumer" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+if [ "$kind" = static ]; then
+  ! grep -q 'libasdfcore\|libfitsasdf' <<<"$needed" ||
+    fail "a program linked with the static libraries needs: $(grep 'libasdfcore\|libfitsasdf' <<<"$needed")"
+else
+  for l in asdfcore fitsasdf; do
+    grep -qx "lib$l.so.$soversion" <<<"$needed" ||
+      fail "the program does not need lib$l.so.$soversion (NEEDED: $(echo $needed))"
+    where=$(ldd "$out/consumer" | sed -n "s/^[[:space:]]*lib$l.so.$soversion => \([^ ]*\).*/\1/p")
+    [ "$where" = "$lib/lib$l.so.$soversion" ] ||
+      fail "lib$l.so.$soversion is loaded from '$where', not from $lib"
+  done
+fi
+
+report=$("$out/consumer" "$sample" "$out/out.asdf") || fail "the consumer failed on $sample"
+grep -Eq '^[0-9]+ HDUs, [0-9]+ blocks$' <<<"$report" || fail "unexpected output: $report"
+echo "$name: ok: $report (built in $build_seconds s, NEEDED: $(echo $needed))"
