@@ -6,6 +6,8 @@
 # find_package: configure and build tests/install/CMakeLists.txt with CMAKE_PREFIX_PATH=PREFIX.
 # pkg-config:   one compiler command, `c++ -std=c++20 consumer.cc $(pkg-config --cflags --libs
 #               fitsasdf)` (--static for static libraries; an rpath into PREFIX for shared ones).
+# The README's example (samples/cpp/readme_example.cc, asdfcore only) is built the same way and
+# run on samples/jwst_like.asdf.
 # static: the program needs neither library at run time. shared: it needs both by their SONAMEs
 # (lib*.so.SOVERSION) and the loader finds them in PREFIX.
 set -euo pipefail
@@ -13,6 +15,8 @@ method=$1 kind=$2 prefix=$3 libdir=$4 soversion=$5 sample=$6 work=$7
 name=install:$method-$kind
 fail() { echo "$name: FAILED: $*" >&2; exit 1; }
 here=$(cd "$(dirname "$0")" && pwd)
+samples=$(cd "$here/../../samples" && pwd)
+example=$samples/cpp/readme_example.cc
 lib=$prefix/$libdir
 [ -d "$lib" ] || fail "no install in $prefix (the install:prefix-$kind fixture did not run)"
 out=$work/consumer-$method-$kind
@@ -42,6 +46,13 @@ case $method in
     command=(${CXX:-c++} -std=c++20 -O1 "$here/consumer.cc" -o "$out/consumer" $cflags $libs "${link_extra[@]}")
     echo "$name: ${command[*]}"
     "${command[@]}" || fail "compile and link"
+    # The README's example, through asdfcore.pc alone.
+    cflags=$(pkg-config --cflags asdfcore) || fail "pkg-config --cflags asdfcore"
+    libs=$(pkg-config "${pc_static[@]}" --libs asdfcore) || fail "pkg-config ${pc_static[*]} --libs asdfcore"
+    # shellcheck disable=SC2086  # the flags are words
+    command=(${CXX:-c++} -std=c++20 -O1 "$example" -o "$out/readme_example" $cflags $libs "${link_extra[@]}")
+    echo "$name: ${command[*]}"
+    "${command[@]}" || fail "compile and link the README example"
     ;;
   *) fail "METHOD must be find_package or pkg-config" ;;
 esac
@@ -52,6 +63,9 @@ if [ "$kind" = static ]; then
   ! grep -q 'libasdfcore\|libfitsasdf' <<<"$needed" ||
     fail "a program linked with the static libraries needs: $(grep 'libasdfcore\|libfitsasdf' <<<"$needed")"
 else
+  example_needed=$(readelf -d "$out/readme_example" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+  grep -qx "libasdfcore.so.$soversion" <<<"$example_needed" ||
+    fail "the README example does not need libasdfcore.so.$soversion (NEEDED: $(echo $example_needed))"
   for l in asdfcore fitsasdf; do
     grep -qx "lib$l.so.$soversion" <<<"$needed" ||
       fail "the program does not need lib$l.so.$soversion (NEEDED: $(echo $needed))"
@@ -63,4 +77,10 @@ fi
 
 report=$("$out/consumer" "$sample" "$out/out.asdf") || fail "the consumer failed on $sample"
 grep -Eq '^[0-9]+ HDUs, [0-9]+ blocks$' <<<"$report" || fail "unexpected output: $report"
+# The README's example reads the JWST-like sample and writes a file the ASDF library reads back.
+example_out=$("$out/readme_example" "$samples/jwst_like.asdf" "$out/example.asdf") ||
+  fail "the README example failed on $samples/jwst_like.asdf"
+[ "$example_out" = "NIRCAM 1374.3 s, data 64x64, data[32,32] = 5000, dq[0,0] = 1" ] ||
+  fail "the README example printed: $example_out"
+[ -s "$out/example.asdf" ] || fail "the README example wrote no file"
 echo "$name: ok: $report (built in $build_seconds s, NEEDED: $(echo $needed))"

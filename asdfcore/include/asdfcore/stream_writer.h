@@ -30,9 +30,10 @@ namespace asdfcore {
 class StreamWriter {
  public:
   /// Start writing `tree` to `path`. The tree must hold exactly one streamed or pending
-  /// `Array` (its block is written last); every other array is written before it. Throws
-  /// `Error` (invalid-argument) when there is no such array or more than one, or for the
-  /// reasons `write` throws.
+  /// `Array` (its block is written last); every other array is written before it. Its bytes
+  /// are written as given: `options.byte_order`, when set, must be the array's own. Throws
+  /// `Error` (invalid-argument) when there is no such array or more than one, for another
+  /// byte order, or for the reasons `write` throws.
   StreamWriter(const std::string& path, const Tree& tree, const WriteOptions& options = {});
   /// Abandon the file unless `close` succeeded (the temporary file is removed).
   ~StreamWriter();
@@ -40,9 +41,10 @@ class StreamWriter {
   StreamWriter& operator=(const StreamWriter&) = delete;  ///< Not copyable.
 
   /// Append `values` (C order) to the array. Any number of elements may be appended at a
-  /// time: frames may be split or joined across calls. Throws `Error` (invalid-argument)
-  /// when a pending array would get more elements than its shape holds or the type is not
-  /// the array's, and what writing throws (the writer is then failed: close() rethrows).
+  /// time: frames may be split or joined across calls. Throws `Error` (wrong-type) when `T`
+  /// is not the array's element type, (invalid-argument) when a pending array would get more
+  /// elements than its shape holds, and what writing throws (the writer is then failed:
+  /// close() rethrows).
   template <typename T>
   void append(std::span<const T> values) {
     check_type(kind_of<T>());

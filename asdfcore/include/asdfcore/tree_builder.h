@@ -105,7 +105,9 @@ class Array {
   /// `level` (-1 for the codec's default), instead of the write's default. Returns this.
   Array& compression(std::string codec, int level = -1);
   /// Mark elements as missing with the array `mask` (same shape; non-zero = masked), written
-  /// as the ndarray's `mask`. Returns this.
+  /// as the ndarray's `mask`: a bool8 array (a copy is made of any other type, as the 1.5.0
+  /// schema takes only bool8). Throws `Error` (invalid-argument) for another shape or a mask
+  /// of strings or records. Returns this.
   Array& mask(const Array& mask);
 
   /// Return the element type.

@@ -27,6 +27,7 @@ namespace asdfcore {
 struct WriteOptions {
   /// The ASDF Standard to declare: "1.5.0" (the default; python asdf 2.14 reads it without a
   /// warning) or "1.6.0" (ndarray-1.1.0; python asdf 2.14 warns that it has no schema for it).
+  /// float16 arrays need 1.6.0 (python asdf 2.14 cannot read them at all).
   std::string asdf_standard = "1.5.0";
   /// The codec of every array that does not choose its own (`Array::compression`): "" (none,
   /// the default), "zlib", "bzp2" or "lz4".
@@ -37,7 +38,10 @@ struct WriteOptions {
   /// each array's own, `kLittle` or `kBig` converts the arrays that differ (a converted copy
   /// is made of each such array).
   ndarray::ByteOrder byte_order = ndarray::ByteOrder::kNotApplicable;
-  /// Which bytes each block's MD5 covers (see `format::ChecksumConvention`).
+  /// Which bytes each block's MD5 covers (see `format::ChecksumConvention`): the stored bytes
+  /// (the standard's reading). python asdf 2.14 checks the decoded
+  /// data when asked to (`validate_checksums=True`), so it refuses compressed blocks of the
+  /// default: use `kDecodedData` for files that version must check.
   format::ChecksumConvention checksum = format::ChecksumConvention::kStoredBytes;
   /// Write arrays with fewer elements than this inline, as `data:` lists in the tree (0: never;
   /// python asdf's `array_inline_threshold`). Streamed and pending arrays never are.

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "asdfcore/ndarray/ndarray.h"
 #include "asdfcore/tree_builder.h"
 
 namespace asdfcore {
@@ -34,6 +35,9 @@ struct Array::Impl {
 
 /// Return an array of `array`'s type, shape, offset and strides over `storage` (its block).
 Array array_from_storage(const ndarray::NDArray& array, std::shared_ptr<Storage> storage);
+
+/// Return the array `a` (with bytes) read as an ndarray over its own storage.
+ndarray::NDArray array_as_ndarray(const Array::Impl& a);
 
 /// The tag of the placeholder node standing for an array in a tree being built.
 inline constexpr std::string_view kArrayPlaceholderTag = "tag:fitsasdf.org:internal/array-placeholder";

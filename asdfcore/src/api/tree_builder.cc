@@ -2,6 +2,7 @@
 // that write through into a tree of nodes, arrays held as placeholder nodes).
 #include "asdfcore/tree_builder.h"
 
+#include <cstring>
 #include <functional>
 #include <map>
 
@@ -32,7 +33,32 @@ std::string describe_shape(const std::vector<std::uint64_t>& shape) {
   return s + (shape.size() == 1 ? ",)" : ")");
 }
 
+/// One array's bytes as block 0, for reading an array being built through `NDArray`.
+class MemoryBlock final : public ndarray::BlockProvider {
+ public:
+  explicit MemoryBlock(io::Buffer bytes) : bytes_(std::move(bytes)) {}
+  io::Buffer block(std::int64_t) const override { return bytes_; }
+  std::uint64_t block_count() const override { return 1; }
+  io::Buffer external(const std::string& uri) const override {
+    throw Error(ErrorCode::kInvalidArgument,
+                "an array being built has no external block '" + uri + "'");
+  }
+
+ private:
+  io::Buffer bytes_;
+};
+
 }  // namespace
+
+ndarray::NDArray array_as_ndarray(const Array::Impl& a) {
+  ndarray::NDArrayNodeSpec spec;
+  spec.dtype = a.dtype;
+  spec.shape = a.shape;
+  spec.offset = a.offset;
+  spec.strides = a.strides;
+  const NodePtr node = ndarray::make_ndarray_node(spec);
+  return ndarray::NDArray::from_node(*node, MemoryBlock(a.storage->bytes), "");
+}
 
 Array Array::from_buffer(const ndarray::DType& dtype, std::vector<std::uint64_t> shape,
                          io::Buffer bytes) {
@@ -139,7 +165,38 @@ Array& Array::mask(const Array& mask) {
                                                  describe_shape(shape()) + ", not " +
                                                  describe_shape(mask.shape()));
   }
-  impl_->mask = mask.impl_;
+  if (mask.dtype().kind() == ndarray::DTypeKind::kBool8) {
+    impl_->mask = mask.impl_;
+    return *this;
+  }
+  // The ndarray schema of the 1.5.0 standard takes a bool8 mask array: non-zero is masked.
+  if (!mask.dtype().is_numeric()) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "a mask must hold numbers or booleans, not " + mask.dtype().to_string());
+  }
+  const ndarray::NDArray values = array_as_ndarray(*mask.impl_);
+  const std::vector<std::uint8_t> bytes = values.to_c_order(ndarray::native_byte_order());
+  std::vector<std::uint8_t> flags(static_cast<std::size_t>(values.size()));
+  const std::uint64_t item = values.dtype().itemsize();
+  ndarray::visit_numeric(values.dtype().kind(), [&](auto type) {
+    using T = typename decltype(type)::type;
+    for (std::size_t i = 0; i < flags.size(); ++i) {
+      const std::uint8_t* p = bytes.data() + i * item;
+      if constexpr (std::is_same_v<T, ndarray::Float16>) {
+        std::uint16_t bits;
+        std::memcpy(&bits, p, 2);
+        flags[i] = (bits & 0x7fff) != 0;
+      } else if constexpr (std::is_same_v<T, bool>) {
+        flags[i] = *p != 0;
+      } else {
+        T v;
+        std::memcpy(&v, p, sizeof(T));
+        flags[i] = v != T{};
+      }
+    }
+  });
+  impl_->mask = Array::take(std::move(flags), mask.shape()).impl_;
+  impl_->mask->dtype = ndarray::DType::numeric(ndarray::DTypeKind::kBool8);
   return *this;
 }
 
@@ -212,7 +269,7 @@ Tree Tree::from(const Value& value) {
     } else {
       out = node;  // scalars are not changed in place by the builder: share them
     }
-    if (out != node) {
+    if (out != node && out->tag() != kArrayPlaceholderTag) {
       out->set_tag(node->tag());
       out->scalar_style = node->scalar_style;
       out->collection_style = node->collection_style;

@@ -13,29 +13,25 @@ namespace {
 using tree::Node;
 using tree::NodePtr;
 
-/// One array's bytes as block 0, for reading an array being written through `NDArray`.
-class MemoryBlock final : public ndarray::BlockProvider {
- public:
-  explicit MemoryBlock(io::Buffer bytes) : bytes_(std::move(bytes)) {}
-  io::Buffer block(std::int64_t) const override { return bytes_; }
-  std::uint64_t block_count() const override { return 1; }
-  io::Buffer external(const std::string& uri) const override {
-    throw Error(ErrorCode::kInvalidArgument, "an array being written has no external block '" + uri + "'");
+/// Return the magnitude of the decimal integer `digits` (no sign) as 32-bit words, least
+/// significant first, as python asdf's `core/integer` stores it.
+std::vector<std::uint32_t> integer_words(std::string digits) {
+  std::vector<std::uint32_t> words;
+  while (!(digits.empty() || digits == "0")) {
+    // One long division of the decimal text by 2^32: the remainder is the next word.
+    std::string quotient;
+    std::uint64_t rest = 0;
+    for (char c : digits) {
+      rest = rest * 10 + static_cast<std::uint64_t>(c - '0');
+      const std::uint64_t q = rest >> 32;
+      rest &= 0xffffffffu;
+      if (!quotient.empty() || q != 0) quotient += static_cast<char>('0' + q);
+    }
+    words.push_back(static_cast<std::uint32_t>(rest));
+    digits = quotient;
   }
-
- private:
-  io::Buffer bytes_;
-};
-
-/// Return `a` read as an ndarray over its own bytes.
-ndarray::NDArray as_ndarray(const Array::Impl& a) {
-  ndarray::NDArrayNodeSpec spec;
-  spec.dtype = a.dtype;
-  spec.shape = a.shape;
-  spec.offset = a.offset;
-  spec.strides = a.strides;
-  const NodePtr node = ndarray::make_ndarray_node(spec);
-  return ndarray::NDArray::from_node(*node, MemoryBlock(a.storage->bytes), "");
+  if (words.empty()) words.push_back(0);
+  return words;
 }
 
 NodePtr flow_shape(const std::vector<std::uint64_t>& shape) {
@@ -84,6 +80,11 @@ WritePlan plan_write(const Tree& tree, const WriteOptions& options, bool allow_s
   std::function<NodePtr(const std::shared_ptr<Array::Impl>&)> array_node =
       [&](const std::shared_ptr<Array::Impl>& impl) -> NodePtr {
     const Array::Impl& a = *impl;
+    if (version == "1.0.0" && a.dtype.kind() == ndarray::DTypeKind::kFloat16) {
+      throw Error(ErrorCode::kInvalidArgument,
+                  "float16 arrays need ASDF Standard 1.6.0 (ndarray-1.1.0); the 1.5.0 schema "
+                  "has no float16");
+    }
     if (a.kind != Array::Kind::kData) {
       if (!allow_stream) {
         throw Error(ErrorCode::kInvalidArgument,
@@ -116,7 +117,7 @@ WritePlan plan_write(const Tree& tree, const WriteOptions& options, bool allow_s
     if (options.inline_threshold > 0 && element_count(a.shape) < options.inline_threshold) {
       node = Node::make_mapping();
       node->set_tag(ndarray_tag);
-      node->set("data", ndarray::to_inline_data(as_ndarray(a)));
+      node->set("data", ndarray::to_inline_data(array_as_ndarray(a)));
       node->set("datatype", a.dtype.to_node(false));
       node->set("shape", flow_shape(a.shape));
     } else {
@@ -126,11 +127,11 @@ WritePlan plan_write(const Tree& tree, const WriteOptions& options, bool allow_s
         // A converted copy in C order: it no longer shares a block with other views.
         auto copy = std::make_shared<Array::Impl>(a);
         copy->storage = std::make_shared<Storage>();
-        copy->storage->bytes = io::Buffer::from_vector(as_ndarray(a).to_c_order(target));
+        copy->storage->bytes = io::Buffer::from_vector(array_as_ndarray(a).to_c_order(target));
         copy->dtype = a.dtype.with_byte_order(target);
         copy->offset = 0;
         copy->strides.clear();
-        plan.keep.push_back(copy->storage->bytes);
+        plan.keep.push_back(copy->storage);
         stored = copy;
       }
       const Array::Impl& s = *stored;
@@ -174,6 +175,21 @@ WritePlan plan_write(const Tree& tree, const WriteOptions& options, bool allow_s
       out = Node::make_sequence();
       done[node.get()] = out;
       for (const auto& item : node->items()) out->push_back(convert(item));
+    } else if (node->kind() == tree::NodeKind::kBigInt) {
+      // Outside int64 python asdf refuses a plain literal (and warns reading one): write
+      // `core/integer-1.0.0` as it does, the magnitude in 32-bit words.
+      std::string digits = node->integer_text();
+      const bool negative = digits.front() == '-';
+      if (negative) digits.erase(0, 1);
+      out = Node::make_mapping();
+      out->set_tag(std::string(tree::kAsdfTagPrefix) + "core/integer-1.0.0");
+      out->set("sign", Node::make_string(negative ? "-" : "+"));
+      out->set("string", Node::make_string(digits));
+      std::vector<std::uint32_t> words = integer_words(digits);
+      const std::uint64_t count = words.size();
+      out->set("words", array_node(Array::take(std::move(words), {count}).impl()));
+      done[node.get()] = out;
+      return out;
     } else {
       out = node;
     }

@@ -14,7 +14,8 @@ namespace asdfcore {
 struct WritePlan {
   tree::NodePtr root;                         ///< The tree to emit (arrays as ndarray nodes).
   std::vector<format::BlockToWrite> blocks;   ///< In block order.
-  std::vector<io::Buffer> keep;               ///< Converted copies the blocks point into.
+  /// Converted copies the blocks point into (kept alive, and distinct while planning).
+  std::vector<std::shared_ptr<Storage>> keep;
   /// The one streamed or pending array (its block is the last), when `allow_stream`.
   std::shared_ptr<Array::Impl> stream;
 };
