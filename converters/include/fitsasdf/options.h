@@ -85,7 +85,8 @@ struct ConvertOptions {
   /// Limits on what the input may make this read (the FITS file, an embedded ASDF tree).
   ReadLimits limits;
   /// Progress reports and cancellation: `total` is the input's data bytes (every HDU's data
-  /// unit), counted as the output's blocks are written.
+  /// unit; for an embedded ASDF tree, the bytes of the arrays written), counted as the
+  /// output's blocks are written.
   RunControl control;
 };
 
