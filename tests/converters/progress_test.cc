@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "asdfcore/error.h"
+#include "fitsasdf/asdf_in_fits.h"
 #include "fitsasdf/convert.h"
 #include "fitsasdf/diff.h"
 #include "fitsasdf/to_fits.h"
@@ -375,6 +376,37 @@ TEST_CASE("an exception of the callback comes out unchanged and leaves nothing b
                       UserStop);
     }
   }
+}
+
+TEST_CASE("an embedded ASDF file is extracted with progress, and a cancel leaves nothing") {
+  TempDir dir;
+  const fs::path compressed = fs::path(FITSASDF_SAMPLES_DIR) / "compressed.asdf";
+  const fs::path in_fits = dir / "asdf-in-fits.fits";
+  fitsasdf::AsdfToFitsOptions to_fits;
+  to_fits.durable = false;
+  fitsasdf::write_asdf_in_fits(compressed.string(), in_fits.string(), to_fits);
+  const Entry entry{"extract embedded ASDF", [&](const RunControl& c, const fs::path& out) {
+                      fitsasdf::ConvertOptions o;
+                      o.durable = false;
+                      o.control = c;
+                      fitsasdf::extract_embedded_asdf(in_fits.string(),
+                                                      (out / "o.asdf").string(), o);
+                    }};
+  check_progress(entry.name, run(entry, RunControl{}).reports);
+  RunControl before;
+  before.cancel.cancel();
+  try {
+    run(entry, before);
+    FAIL("not cancelled");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::kCancelled);
+    CHECK(e.context().file == in_fits.string());
+  }
+  CHECK_THROWS_AS(run(entry, RunControl{},
+                      [](const Progress& p, const RunControl&) {
+                        if (p.done == p.total) throw UserStop{};
+                      }),
+                  UserStop);
 }
 
 TEST_CASE("a cancel token is shared by its copies") {
