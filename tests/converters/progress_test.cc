@@ -55,7 +55,8 @@ std::string card(const std::string& text) {
 /// Write a FITS file whose primary HDU is a float32 image of `width` x `height` (big-endian
 /// values 0, 0.5, 1, ...).
 void write_float_image(const fs::path& path, std::size_t width, std::size_t height) {
-  std::string header = card("SIMPLE  =                    T") + card("BITPIX  =                  -32") +
+  std::string header = card("SIMPLE  =                    T") +
+                       card("BITPIX  =                  -32") +
                        card("NAXIS   =                    2") +
                        card("NAXIS1  = " + std::string(20 - std::to_string(width).size(), ' ') +
                             std::to_string(width)) +
@@ -287,7 +288,7 @@ TEST_CASE("every entry point reports monotonic progress that ends at its total")
     const Outcome outcome = run(entry, RunControl{});
     check_progress(entry.name, outcome.reports);
     INFO(entry.name);
-    CHECK(has_middle(outcome.reports));   // reports come while the 16 MiB move, not only after
+    CHECK(has_middle(outcome.reports));  // reports come while the 16 MiB move, not only after
     CHECK(outcome.reports.size() >= 4);
     CHECK(outcome.reports.front().total >= (std::uint64_t{16} << 20));
   }
@@ -310,15 +311,17 @@ TEST_CASE("small files report progress that ends at its total") {
                    fitsasdf::AsdfToFitsOptions o;
                    o.durable = false;
                    o.control = c;
-                   fitsasdf::convert_asdf_to_fits(compressed.string(), (out / "o.fits").string(), o);
+                   fitsasdf::convert_asdf_to_fits(compressed.string(), (out / "o.fits").string(),
+                                                  o);
                  }});
-  all.push_back({"diff two ASDF trees", [=](const RunControl& c, const fs::path&) {
-                   fitsasdf::CompareOptions o;
-                   o.control = c;
-                   const bool ok = fitsasdf::diff_files(compressed.string(), compressed.string(), o)
-                             .identical();
+  all.push_back(
+      {"diff two ASDF trees", [=](const RunControl& c, const fs::path&) {
+         fitsasdf::CompareOptions o;
+         o.control = c;
+         const bool ok =
+             fitsasdf::diff_files(compressed.string(), compressed.string(), o).identical();
          CHECK(ok);
-                 }});
+       }});
   for (const Entry& entry : all) {
     const Outcome outcome = run(entry, RunControl{});
     check_progress(entry.name, outcome.reports);
@@ -356,10 +359,9 @@ TEST_CASE("an exception of the callback comes out unchanged and leaves nothing b
   for (const Entry& entry : entries(in.fits, in.asdf, in.zlib)) {
     INFO(entry.name);
     SECTION("at the first report: " + entry.name) {
-      CHECK_THROWS_AS(run(entry, RunControl{}, [](const Progress&, const RunControl&) {
-                        throw UserStop{};
-                      }),
-                      UserStop);
+      CHECK_THROWS_AS(
+          run(entry, RunControl{}, [](const Progress&, const RunControl&) { throw UserStop{}; }),
+          UserStop);
     }
     SECTION("in the middle of the data: " + entry.name) {
       CHECK_THROWS_AS(run(entry, RunControl{},
@@ -389,8 +391,8 @@ TEST_CASE("an embedded ASDF file is extracted with progress, and a cancel leaves
                       fitsasdf::ConvertOptions o;
                       o.durable = false;
                       o.control = c;
-                      fitsasdf::extract_embedded_asdf(in_fits.string(),
-                                                      (out / "o.asdf").string(), o);
+                      fitsasdf::extract_embedded_asdf(in_fits.string(), (out / "o.asdf").string(),
+                                                      o);
                     }};
   check_progress(entry.name, run(entry, RunControl{}).reports);
   RunControl before;

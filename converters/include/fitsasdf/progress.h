@@ -28,9 +28,9 @@ struct Progress {
   /// "compare" (data of two files side by side) or "check" (block checksums); valid only
   /// during the callback.
   std::string_view stage;
-  int hdu = 0;                ///< 1-based HDU being handled; 0 when the step is not one HDU's.
-  int hdu_count = 0;          ///< HDUs of the input being handled; 0 when not known.
-  std::uint64_t done = 0;     ///< Bytes of the input's data handled so far.
+  int hdu = 0;             ///< 1-based HDU being handled; 0 when the step is not one HDU's.
+  int hdu_count = 0;       ///< HDUs of the input being handled; 0 when not known.
+  std::uint64_t done = 0;  ///< Bytes of the input's data handled so far.
   /// Bytes of the input's data the call handles in all, fixed for the call (a verification,
   /// which converts and compares, counts the input's bytes once per pass).
   std::uint64_t total = 0;

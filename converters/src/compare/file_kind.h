@@ -19,7 +19,6 @@ FileKind file_kind(const std::string& path);
 
 /// Convert the ASDF file `asdf` to the FITS file `fits` (`convert_asdf_to_fits`), its block
 /// checksums not verified (verify checks them itself and reports them), under `control`.
-void asdf_to_fits(const std::string& asdf, const std::string& fits,
-                  const RunControl& control = {});
+void asdf_to_fits(const std::string& asdf, const std::string& fits, const RunControl& control = {});
 
 }  // namespace fitsasdf::compare

@@ -219,8 +219,8 @@ VerifyReport verify_pair(const std::string& fits, const std::string& other,
   report.asdf = other;
   report.blocks = check_blocks(other, meter);
   const compare::TempFolder folder("verify");
-  report.comparison =
-      naming_cancel(fits, [&] { return back_and_compare(fits, other, folder, options, meter, pass); });
+  report.comparison = naming_cancel(
+      fits, [&] { return back_and_compare(fits, other, folder, options, meter, pass); });
   meter.finish();
   return report;
 }

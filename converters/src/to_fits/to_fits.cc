@@ -12,10 +12,10 @@
 #include "asdfcore/io/atomic_file.h"
 #include "asdfcore/ndarray/ndarray.h"
 #include "asdfcore/tree/walk.h"
+#include "progress/meter.h"
 #include "to_fits/fits_items.h"
 #include "to_fits/fits_output.h"
 #include "to_fits/writers.h"
-#include "progress/meter.h"
 
 namespace fitsasdf {
 namespace {

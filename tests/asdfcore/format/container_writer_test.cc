@@ -894,9 +894,8 @@ TEST_CASE("on_data hears every data byte in steps of at most 4 MiB, then 0 befor
     options.on_data = [](std::uint64_t n) {
       if (n > 0) throw Error(ErrorCode::kCancelled, "stop");
     };
-    require_refused(
-        [&] { write_container(out.string(), "", std::span(&way.block, 1), options); },
-        ErrorCode::kCancelled, out_dir.path());
+    require_refused([&] { write_container(out.string(), "", std::span(&way.block, 1), options); },
+                    ErrorCode::kCancelled, out_dir.path());
   }
   ::close(fd);
 }
