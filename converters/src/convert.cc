@@ -14,6 +14,7 @@
 #include "fitsasdf/asdf_in_fits.h"
 #include "hdu/hdu_converter.h"
 #include "hdu/hdu_findings.h"
+#include "progress/meter.h"
 #include "to_fits/card_images.h"
 #include "to_fits/fits_items.h"
 
@@ -122,6 +123,7 @@ std::string native_key(const std::vector<Card>& cards, int index, std::set<std::
 
 ConversionReport convert_fits_to_asdf(const std::string& input, const std::string& output,
                                       const ConvertOptions& options) {
+  progress::Meter meter(options.control, input);
   const fits::FitsFile file = fits::FitsFile::open(input, options.limits.max_memory);
   const auto& bytes = file.bytes();
   // Every header was read once by the walk: first look for an ASDF extension.
@@ -138,6 +140,9 @@ ConversionReport convert_fits_to_asdf(const std::string& input, const std::strin
     }
   }
   if (embedded_asdf) return extract_embedded_asdf(input, output, options);
+  std::uint64_t data_bytes = 0;
+  for (const auto& extent : file.hdus()) data_bytes += extent.data_size;
+  meter.start(data_bytes, static_cast<int>(file.hdus().size()), "read");
   const auto registry = hdu::HduConverterRegistry::with_builtins();
   hdu::BlockSink sink;
   std::vector<hdu::HduOutput> outputs;
@@ -150,6 +155,7 @@ ConversionReport convert_fits_to_asdf(const std::string& input, const std::strin
     const auto& extent = file.hdus()[i];
     const asdfcore::ErrorContext where{.file = input, .hdu = extent.index};
     const Header& header = parsed[i];
+    meter.enter("read", extent.index);
     hdu::HduInput in = hdu::read_hdu_input(file, extent);
     const hdu::HduConverter& converter = registry.find(in);
     try {
@@ -271,8 +277,19 @@ ConversionReport convert_fits_to_asdf(const std::string& input, const std::strin
   write.layout.durable = options.durable;
   write.layout.threads = options.threads;
   write.layout.checksum = options.checksum;
-  asdfcore::write_asdf(output, root, sink.blocks(options.compression, options.compression_level),
-                       write);
+  const auto blocks = sink.blocks(options.compression, options.compression_level);
+  // The blocks hold the data in the output's form (scaled, decompressed): their bytes are
+  // mapped onto the input's.
+  std::uint64_t block_bytes = 0;
+  for (const auto& b : blocks) {
+    for (const auto& p : b.pieces) block_bytes += p.size();
+    for (const auto& r : b.file_ranges) block_bytes += r.length;
+  }
+  meter.enter("write", 0);
+  meter.share(block_bytes, meter.total());
+  write.layout.on_data = [&meter](std::uint64_t n) { meter.advance(n); };
+  asdfcore::write_asdf(output, root, blocks, write);
+  meter.finish();
   report.bytes_in = std::filesystem::file_size(input);
   report.bytes_out = std::filesystem::file_size(output);
   return report;

@@ -25,6 +25,9 @@ std::span<const std::uint8_t> as_bytes(std::string_view text) {
 /// The chunk size for streaming file ranges: large sequential reads, bounded memory.
 constexpr std::size_t kStreamChunk = std::size_t{4} << 20;
 
+/// The most data bytes copied or written between two `WriteOptions::on_data` calls.
+constexpr std::size_t kReportChunk = std::size_t{4} << 20;
+
 /// Fill `buffer` from `fd` at `offset`: short reads are continued (they must not shift element
 /// boundaries); an input that ends first or cannot be read throws.
 void pread_full(int fd, std::span<std::uint8_t> buffer, std::uint64_t offset) {
@@ -333,6 +336,7 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
       for (const auto& p : block.pieces) {
         if (sum) h.update(p);
         out.write(p);
+        if (options.on_data) options.on_data(p.size());
       }
       const bool transformed = std::any_of(block.file_ranges.begin(), block.file_ranges.end(),
                                            [](const FileRange& r) { return bool(r.transform); });
@@ -363,6 +367,7 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
                 h.update(chunk);
               }
               out.write(chunk);
+              if (options.on_data) options.on_data(chunk.size());
             });
             wait_hash();  // the next range starts again with the first buffer
           }
@@ -389,7 +394,18 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
         hash_ranges();
       }
       try {
-        for (const auto& r : block.file_ranges) out.copy_from(r.fd, r.offset, r.length);
+        for (const auto& r : block.file_ranges) {
+          if (!options.on_data) {
+            out.copy_from(r.fd, r.offset, r.length);
+            continue;
+          }
+          for (std::uint64_t at = 0; at < r.length;) {
+            const std::uint64_t n = std::min<std::uint64_t>(kReportChunk, r.length - at);
+            out.copy_from(r.fd, r.offset + at, n);
+            options.on_data(n);
+            at += n;
+          }
+        }
       } catch (...) {
         if (hashing.valid()) hashing.wait();
         throw;
@@ -420,6 +436,7 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
           [&](std::span<std::uint8_t> buffer) {
             reader.read(buffer);
             if (sum && over_decoded) h.update(buffer);
+            if (options.on_data) options.on_data(buffer.size());
           },
           [&](std::span<const std::uint8_t> bytes) {
             if (sum && !over_decoded) h.update(bytes);
@@ -444,6 +461,19 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
       header.checksum = h.finish();
     }
     const auto encoded_header = encode_block_header(header);
+    if (options.on_data) {
+      out.write(encoded_header);
+      for (auto p : block.pieces) {
+        while (!p.empty()) {
+          const auto part = p.first(std::min<std::size_t>(kReportChunk, p.size()));
+          out.write(part);
+          options.on_data(part.size());
+          p = p.subspan(part.size());
+        }
+      }
+      out.write_zeros(block.padding);
+      continue;
+    }
     std::vector<std::span<const std::uint8_t>> parts;
     parts.reserve(block.pieces.size() + 1);
     parts.emplace_back(encoded_header);
@@ -456,6 +486,7 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
   if (options.block_index && !blocks.empty() && !streamed) {
     out.write(as_bytes(encode_block_index(offsets)));
   }
+  if (options.on_data) options.on_data(0);
   out.commit();
   return offsets;
 }

@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "fitsasdf/progress.h"
+
 namespace fitsasdf {
 
 /// How strictly two FITS files are compared.
@@ -45,6 +47,9 @@ struct CompareOptions {
   /// List at most this many differences per header, per HDU's data, per array, and tree
   /// differences in all; the counts are always complete.
   std::size_t max_listed = 10;
+  /// Progress reports and cancellation: `total` is the data bytes of both FITS files (HDU by
+  /// HDU), or of both ASDF files' blocks (array by array).
+  RunControl control;
 };
 
 /// How two headers compare.

@@ -7,6 +7,7 @@
 
 #include "asdfcore/asdf_file.h"
 #include "asdfcore/format/container_writer.h"
+#include "fitsasdf/progress.h"
 
 namespace fitsasdf {
 
@@ -83,6 +84,10 @@ struct ConvertOptions {
   bool embedded_tree = false;
   /// Limits on what the input may make this read (the FITS file, an embedded ASDF tree).
   ReadLimits limits;
+  /// Progress reports and cancellation: `total` is the input's data bytes (every HDU's data
+  /// unit; for an embedded ASDF tree, the bytes of the arrays written), counted as the
+  /// output's blocks are written.
+  RunControl control;
 };
 
 }  // namespace fitsasdf

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "fitsasdf/convert.h"
+#include "fitsasdf/progress.h"
 
 namespace fitsasdf {
 
@@ -26,6 +27,9 @@ struct AsdfToFitsOptions {
   bool verify_checksums = true;
   /// Limits on what the ASDF input may make this read (block sizes, tree size and depth).
   ReadLimits limits;
+  /// Progress reports and cancellation: `total` is the data bytes the items' headers declare,
+  /// counted as each data unit is written.
+  RunControl control;
 };
 
 /// Write the FITS file held by the ASDF file `input` to `output`, which appears only when

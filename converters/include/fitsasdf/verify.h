@@ -12,6 +12,7 @@
 
 #include "fitsasdf/diff.h"
 #include "fitsasdf/options.h"
+#include "fitsasdf/progress.h"
 
 namespace fitsasdf {
 
@@ -21,6 +22,10 @@ struct VerifyOptions {
   ConvertOptions convert;
   /// List at most this many card and data differences per HDU (the counts are complete).
   std::size_t max_listed = 10;
+  /// Progress reports and cancellation for the whole verification (`convert.control` is not
+  /// used): each pass (to ASDF, back to FITS, the comparison) fills an equal share of `total`.
+  /// A cancelled verification leaves nothing in its temporary folder.
+  RunControl control;
 };
 
 /// The MD5 check of one block of the ASDF file.

@@ -39,8 +39,9 @@ FileKind file_kind(const std::string& path) {
               ErrorContext{.file = path, .offset = 0});
 }
 
-void asdf_to_fits(const std::string& asdf, const std::string& fits) {
+void asdf_to_fits(const std::string& asdf, const std::string& fits, const RunControl& control) {
   AsdfToFitsOptions options;
+  options.control = control;
   options.durable = false;  // a temporary file
   // verify reports each block's checksum itself (a finding, not a failure), and diff compares
   // content: a wrong MD5 must not stop either from reading the data.

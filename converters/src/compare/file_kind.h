@@ -3,6 +3,8 @@
 // FITS for the comparisons.
 #include <string>
 
+#include "fitsasdf/progress.h"
+
 namespace fitsasdf::compare {
 
 /// What a file is.
@@ -16,7 +18,7 @@ enum class FileKind {
 FileKind file_kind(const std::string& path);
 
 /// Convert the ASDF file `asdf` to the FITS file `fits` (`convert_asdf_to_fits`), its block
-/// checksums not verified (verify checks them itself and reports them).
-void asdf_to_fits(const std::string& asdf, const std::string& fits);
+/// checksums not verified (verify checks them itself and reports them), under `control`.
+void asdf_to_fits(const std::string& asdf, const std::string& fits, const RunControl& control = {});
 
 }  // namespace fitsasdf::compare

@@ -9,6 +9,7 @@
 #include "compare/header_compare.h"
 #include "fits/checksum_check.h"
 #include "fitsasdf/diff.h"
+#include "progress/meter.h"
 
 namespace fitsasdf {
 namespace {
@@ -62,7 +63,8 @@ std::vector<std::pair<std::size_t, std::size_t>> align(const std::vector<FitsHdu
   return pairs;
 }
 
-HduComparison compare_pair(const FitsHdu& a, const FitsHdu& b, const CompareOptions& options) {
+HduComparison compare_pair(const FitsHdu& a, const FitsHdu& b, const CompareOptions& options,
+                           progress::Meter& meter) {
   HduComparison h;
   h.hdu_a = a.index;
   h.hdu_b = b.index;
@@ -80,7 +82,8 @@ HduComparison compare_pair(const FitsHdu& a, const FitsHdu& b, const CompareOpti
   h.card_differences = header.total;
   h.cards = header.listed;
   h.notes = header.notes;
-  h.data = compare::compare_hdu_data(a, b, options.mode, options.max_listed);
+  h.data = compare::compare_hdu_data(a, b, options.mode, options.max_listed,
+                                     [&meter](std::uint64_t n) { meter.advance(n); });
   if (options.mode == CompareMode::kVerify) {
     const auto& pa = a.padding;
     const auto& pb = b.padding;
@@ -111,6 +114,7 @@ bool FitsComparison::equivalent() const noexcept {
 
 FitsComparison compare_fits(const std::string& a, const std::string& b,
                             const CompareOptions& options) {
+  progress::Meter meter(options.control, a);
   const bool decompress = options.mode == CompareMode::kDiff;
   const std::vector<FitsHdu> ha = compare::read_fits_hdus(a, decompress);
   const std::vector<FitsHdu> hb = compare::read_fits_hdus(b, decompress);
@@ -139,13 +143,18 @@ FitsComparison compare_fits(const std::string& a, const std::string& b,
       if (!used_b[j]) out.extra_hdus.push_back(hb[j].index);
     }
   }
+  std::uint64_t total = 0;
+  for (const auto& [i, j] : pairs) total += ha[i].data.size() + hb[j].data.size();
+  meter.start(total, out.hdus_a, "compare");
   std::vector<fits::HduChecksumVerdict> ca;
   std::vector<fits::HduChecksumVerdict> cb;
   if (options.mode == CompareMode::kVerify) {
+    meter.enter("check", 0);
     ca = fits::verify_checksums(a);
     cb = fits::verify_checksums(b);
   }
   for (const auto& [i, j] : pairs) {
+    meter.enter("compare", ha[i].index);
     CompareOptions pair_options = options;
     std::vector<std::string> refreshed;
     ChecksumState states[4] = {ChecksumState::kAbsent, ChecksumState::kAbsent,
@@ -165,7 +174,10 @@ FitsComparison compare_fits(const std::string& a, const std::string& b,
       }
       for (const auto& k : refreshed) pair_options.ignore_keywords.push_back(k);
     }
-    HduComparison h = compare_pair(ha[i], hb[j], pair_options);
+    // A's bytes found equal stand for both sides' share.
+    meter.share(ha[i].data.size(), ha[i].data.size() + hb[j].data.size());
+    HduComparison h = compare_pair(ha[i], hb[j], pair_options, meter);
+    meter.close_share();
     h.datasum_a = states[0];
     h.checksum_a = states[1];
     h.datasum_b = states[2];
@@ -177,6 +189,7 @@ FitsComparison compare_fits(const std::string& a, const std::string& b,
     }
     out.hdus.push_back(std::move(h));
   }
+  meter.finish();
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include "asdfcore/tree/walk.h"
 #include "compare/element.h"
 #include "fitsasdf/diff.h"
+#include "progress/meter.h"
 
 namespace fitsasdf {
 namespace {
@@ -120,6 +121,7 @@ struct Context {
   const asdfcore::AsdfFile& fb;
   const CompareOptions& options;
   AsdfComparison& out;
+  progress::Meter& meter;
   std::set<std::pair<const Node*, const Node*>> seen;
 
   void add(TreeDifference d) {
@@ -143,6 +145,8 @@ struct Context {
 void Context::compare_arrays(const Node& a, const Node& b, const std::string& path) {
   const NDArray xa = fa.array(a, path);
   const NDArray xb = fb.array(b, path);
+  meter.enter("compare", 0);
+  meter.share(3, xa.nbytes() + xb.nbytes());  // A decoded, B decoded, compared
   ++out.arrays_compared;
   DataComparison d;
   const std::size_t max_listed = options.max_listed;
@@ -159,7 +163,9 @@ void Context::compare_arrays(const Node& a, const Node& b, const std::string& pa
     if (!same_type) note("datatypes differ: " + la.to_string() + " vs " + lb.to_string());
     if (same_type || (la.is_numeric() && lb.is_numeric())) {
       const auto ba = xa.to_c_order(ByteOrder::kLittle);
+      meter.advance(1);
       const auto bb = xb.to_c_order(ByteOrder::kLittle);
+      meter.advance(1);
       const std::uint64_t n = xa.size();
       const std::size_t sa = static_cast<std::size_t>(la.itemsize());
       const std::size_t sb = static_cast<std::size_t>(lb.itemsize());
@@ -216,6 +222,7 @@ void Context::compare_arrays(const Node& a, const Node& b, const std::string& pa
     t.array = std::move(d);
     add(std::move(t));
   }
+  meter.close_share();
 }
 
 void Context::compare(const NodePtr& a, const NodePtr& b, const std::string& path) {
@@ -298,13 +305,23 @@ void Context::compare(const NodePtr& a, const NodePtr& b, const std::string& pat
 
 AsdfComparison compare_asdf(const std::string& a, const std::string& b,
                             const CompareOptions& options) {
+  progress::Meter meter(options.control, a);
   const asdfcore::AsdfFile fa = asdfcore::AsdfFile::open(a);
   const asdfcore::AsdfFile fb = asdfcore::AsdfFile::open(b);
   AsdfComparison out;
   out.a = a;
   out.b = b;
-  Context context{fa, fb, options, out, {}};
+  // The total: the decoded bytes of both files' blocks, counted array by array as compared
+  // (an array in the tree, an array shared by several nodes counted each time, up to the
+  // total).
+  std::uint64_t total = 0;
+  for (const auto* f : {&fa, &fb}) {
+    for (const auto& block : f->container().blocks()) total += block.header.data_size;
+  }
+  meter.start(total, 0, "compare");
+  Context context{fa, fb, options, out, meter, {}};
   context.compare(fa.tree(), fb.tree(), "");
+  meter.finish();
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include "fitsasdf/verify.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <optional>
 #include <string>
 
@@ -11,16 +12,19 @@
 #include "compare/file_kind.h"
 #include "compare/temp_folder.h"
 #include "fitsasdf/convert.h"
+#include "progress/meter.h"
 
 namespace fitsasdf {
 namespace {
 
 using asdfcore::format::ChecksumStatus;
 
-std::vector<BlockCheck> check_blocks(const std::string& path) {
+std::vector<BlockCheck> check_blocks(const std::string& path, progress::Meter& meter) {
+  meter.enter("check", 0);
   const auto container = asdfcore::format::Container::open(path);
   std::vector<BlockCheck> out;
   for (std::size_t i = 0; i < container.blocks().size(); ++i) {
+    meter.check();
     BlockCheck b;
     b.block = i;
     if (!container.blocks()[i].problem.empty()) {
@@ -61,7 +65,26 @@ CompareOptions compare_options(const VerifyOptions& options) {
   CompareOptions c;
   c.mode = CompareMode::kVerify;
   c.max_listed = options.max_listed;
+  c.control.cancel = options.control.cancel;
   return c;
+}
+
+/// Return the bytes one pass of a verification counts: the FITS file's size.
+std::uint64_t pass_bytes(const std::string& fits) {
+  std::error_code ec;
+  const std::uintmax_t size = std::filesystem::file_size(fits, ec);
+  return ec ? 0 : static_cast<std::uint64_t>(size);
+}
+
+/// Run `step`; a cancellation in it names `file`, the caller's file, not a temporary one.
+template <typename Step>
+auto naming_cancel(const std::string& file, const Step& step) {
+  try {
+    return step();
+  } catch (const asdfcore::Error& e) {
+    if (e.code() != asdfcore::ErrorCode::kCancelled) throw;
+    throw asdfcore::Error(e.code(), e.message(), asdfcore::ErrorContext{.file = file});
+  }
 }
 
 /// A tile-compressed image comes back compressed again by CFITSIO, with its own settings (GZIP
@@ -81,6 +104,7 @@ void compare_decompressed(FitsComparison& c, const std::string& a, const std::st
   try {
     d = compare_fits(a, b, values);
   } catch (const asdfcore::Error& e) {
+    if (e.code() == asdfcore::ErrorCode::kCancelled) throw;
     why = e.message();
   }
   for (auto& h : c.hdus) {
@@ -106,12 +130,16 @@ void compare_decompressed(FitsComparison& c, const std::string& a, const std::st
   }
 }
 
-/// Compare `fits` with the ASDF file `asdf` converted back to FITS in `folder`.
+/// Compare `fits` with the ASDF file `asdf` converted back to FITS in `folder`, each pass
+/// filling `pass` bytes of `meter`.
 FitsComparison back_and_compare(const std::string& fits, const std::string& asdf,
-                                const compare::TempFolder& folder, const VerifyOptions& options) {
+                                const compare::TempFolder& folder, const VerifyOptions& options,
+                                progress::Meter& meter, std::uint64_t pass) {
   const std::string back = folder.file("back.fits");
-  compare::asdf_to_fits(asdf, back);
-  FitsComparison c = compare_fits(fits, back, compare_options(options));
+  compare::asdf_to_fits(asdf, back, meter.nested(pass));
+  CompareOptions compare = compare_options(options);
+  compare.control = meter.nested(pass);
+  FitsComparison c = compare_fits(fits, back, compare);
   compare_decompressed(c, fits, back, options);
   c.b = asdf;
   return c;
@@ -135,16 +163,24 @@ VerifyReport verify_round_trip(const std::string& fits, const VerifyOptions& opt
                           "first, then the ASDF file",
                           asdfcore::ErrorContext{.file = fits});
   }
+  progress::Meter meter(options.control, fits);
+  const std::uint64_t pass = pass_bytes(fits);
+  meter.start(pass * 3, 0, "read");
   VerifyReport report;
   report.fits = fits;
   report.round_trip = true;
   const compare::TempFolder folder("verify");
   const std::string asdf = folder.file("round-trip.asdf");
-  convert_fits_to_asdf(fits, asdf, options.convert);
-  report.blocks = check_blocks(asdf);
+  ConvertOptions convert = options.convert;
+  convert.control = meter.nested(pass);
+  convert_fits_to_asdf(fits, asdf, convert);
+  report.blocks = naming_cancel(fits, [&] { return check_blocks(asdf, meter); });
   try {
-    report.comparison = back_and_compare(fits, asdf, folder, options);
+    report.comparison = back_and_compare(fits, asdf, folder, options, meter, pass);
   } catch (const asdfcore::Error& e) {
+    if (e.code() == asdfcore::ErrorCode::kCancelled) {
+      throw asdfcore::Error(e.code(), e.message(), asdfcore::ErrorContext{.file = fits});
+    }
     // Name the input, not the temporary file that is about to go. The intermediate file is
     // ours, so a refusal is not the caller's usage error.
     asdfcore::ErrorContext where = e.context();
@@ -156,6 +192,7 @@ VerifyReport verify_round_trip(const std::string& fits, const VerifyOptions& opt
         code, "its ASDF conversion cannot be written back to FITS: " + e.message(), where);
   }
   report.comparison.b = "";
+  meter.finish();
   return report;
 }
 
@@ -166,18 +203,25 @@ VerifyReport verify_pair(const std::string& fits, const std::string& other,
                           "verify needs a FITS file first (this is ASDF): verify A.fits B.asdf",
                           asdfcore::ErrorContext{.file = fits});
   }
+  progress::Meter meter(options.control, fits);
   VerifyReport report;
   report.fits = fits;
   if (compare::file_kind(other) == compare::FileKind::kFits) {
     report.other = other;
-    report.comparison = compare_fits(fits, other, compare_options(options));
+    CompareOptions compare = compare_options(options);
+    compare.control = options.control;  // the comparison is the whole verification
+    report.comparison = compare_fits(fits, other, compare);
     compare_decompressed(report.comparison, fits, other, options);
     return report;
   }
+  const std::uint64_t pass = pass_bytes(fits);
+  meter.start(pass * 2, 0, "check");
   report.asdf = other;
-  report.blocks = check_blocks(other);
+  report.blocks = check_blocks(other, meter);
   const compare::TempFolder folder("verify");
-  report.comparison = back_and_compare(fits, other, folder, options);
+  report.comparison = naming_cancel(
+      fits, [&] { return back_and_compare(fits, other, folder, options, meter, pass); });
+  meter.finish();
   return report;
 }
 

@@ -16,6 +16,7 @@
 #include "embedded/asdf_extension.h"
 #include "fits/fits_file.h"
 #include "hdu/hdu_converter.h"
+#include "progress/meter.h"
 
 namespace fitsasdf {
 namespace {
@@ -160,6 +161,7 @@ int find_embedded_asdf(const std::string& fits_path) {
 
 ConversionReport extract_embedded_asdf(const std::string& input, const std::string& output,
                                        const ConvertOptions& options) {
+  progress::Meter meter(options.control, input);
   const FitsWithHeaders f = open_fits(input, options.limits.max_memory);
   const int asdf_at = find_hdu(f.hdus, "ASDF", -1);
   if (asdf_at < 0) {
@@ -265,9 +267,17 @@ ConversionReport extract_embedded_asdf(const std::string& input, const std::stri
   write.layout.durable = options.durable;
   write.layout.threads = options.threads;
   write.layout.checksum = options.checksum;
+  const auto blocks = sink.blocks(options.compression, options.compression_level);
+  std::uint64_t block_bytes = 0;
+  for (const auto& b : blocks) {
+    for (const auto& p : b.pieces) block_bytes += p.size();
+    for (const auto& r : b.file_ranges) block_bytes += r.length;
+  }
+  meter.start(block_bytes, static_cast<int>(f.hdus.size()), "write");
+  write.layout.on_data = [&meter](std::uint64_t n) { meter.advance(n); };
   try {
-    asdfcore::write_asdf(output, root, sink.blocks(options.compression, options.compression_level),
-                         write);
+    asdfcore::write_asdf(output, root, blocks, write);
+    meter.finish();
   } catch (const Error& e) {
     throw e.with_context(ErrorContext{.file = output});
   }

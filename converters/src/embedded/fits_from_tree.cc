@@ -22,6 +22,7 @@
 #include "compare/temp_folder.h"
 #include "fitsasdf/asdf_in_fits.h"
 #include "fitsasdf/to_fits.h"
+#include "progress/meter.h"
 
 namespace fitsasdf {
 namespace {
@@ -519,6 +520,7 @@ std::vector<std::uint8_t> read_whole(const std::string& path) {
 
 ConversionReport write_asdf_in_fits(const std::string& input, const std::string& output,
                                     const AsdfToFitsOptions& options) {
+  const progress::Meter meter(options.control, input);
   asdfcore::OpenOptions open = options.limits.open_options();
   open.verify_checksums = options.verify_checksums;
   const asdfcore::AsdfFile file = asdfcore::AsdfFile::open(input, open);
@@ -591,7 +593,15 @@ ConversionReport write_asdf_in_fits(const std::string& input, const std::string&
   if (options.verify_checksums) file.verify_unread_checksums();
   AsdfToFitsOptions plan_options = options;
   plan_options.verify_checksums = false;  // the plan was written just now, from verified data
-  ConversionReport report = convert_asdf_to_fits(plan_path, output, plan_options);
+  meter.check();
+  ConversionReport report = [&] {
+    try {
+      return convert_asdf_to_fits(plan_path, output, plan_options);  // reports the progress
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::kCancelled) throw;
+      throw Error(ErrorCode::kCancelled, e.message(), ErrorContext{.file = input});
+    }
+  }();
   report.input = input;
   report.fits_tag.clear();
   if (!notes.notes.empty() && !report.hdus.empty()) {

@@ -16,6 +16,8 @@ using asdfcore::ErrorCode;
 using asdfcore::tree::Node;
 
 constexpr std::size_t kStage = kBlockSize * 512;
+/// The most bytes of a large piece written at once (whole stages, so sums stay aligned).
+constexpr std::size_t kDirect = kStage * 4;
 constexpr std::string_view kZeroChecksum = "0000000000000000";
 
 /// Collects data bytes into whole blocks, sums them when asked, and appends them to the file.
@@ -23,7 +25,9 @@ class BlockWriter final : public DataSink {
  public:
   /// `expected`: the data unit's declared size; the stage holds at most that, padded to a block
   /// (most HDUs of a batch are small: a stage of 1.4 MB for each was an mmap and munmap apiece).
-  BlockWriter(asdfcore::io::AtomicFile& out, bool sum, std::uint64_t expected) : out_(out) {
+  BlockWriter(asdfcore::io::AtomicFile& out, bool sum, std::uint64_t expected,
+              progress::Meter* meter)
+      : out_(out), meter_(meter) {
     if (sum) sum_.emplace(0);
     const std::uint64_t blocks = expected / kBlockSize + (expected % kBlockSize != 0 ? 1 : 0);
     stage_.reserve(std::min<std::uint64_t>(blocks, kStage / kBlockSize) * kBlockSize);
@@ -34,11 +38,15 @@ class BlockWriter final : public DataSink {
       // Large pieces skip the stage: whole stages straight from the caller's bytes (the data
       // so far is whole stages, so sums stay aligned to 4 bytes), the rest staged below.
       const std::size_t direct = bytes.size() / kStage * kStage;
-      const auto part = bytes.first(direct);
-      if (sum_) sum_->add(part);
-      out_.write(part);
+      for (std::size_t at = 0; at < direct; at += kDirect) {
+        const auto part = bytes.subspan(at, std::min(kDirect, direct - at));
+        if (sum_) sum_->add(part);
+        out_.write(part);
+        if (meter_ != nullptr) meter_->advance(part.size());
+      }
       bytes = bytes.subspan(direct);
     }
+    if (meter_ != nullptr) meter_->advance(bytes.size());  // staged, counted as taken
     while (!bytes.empty()) {
       const std::size_t n = std::min(bytes.size(), kStage - stage_.size());
       stage_.insert(stage_.end(), bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(n));
@@ -72,6 +80,7 @@ class BlockWriter final : public DataSink {
     stage_.clear();
   }
   asdfcore::io::AtomicFile& out_;
+  progress::Meter* meter_;
   std::optional<fits::ChecksumSum> sum_;
   std::vector<std::uint8_t> stage_;
   std::uint64_t written_ = 0;
@@ -100,7 +109,8 @@ asdfcore::tree::NodePtr datasum_value(const TreeCard& card, std::uint32_t sum) {
 
 }  // namespace
 
-WrittenHdu write_hdu(asdfcore::io::AtomicFile& out, HduPlan& plan, bool checksums) {
+WrittenHdu write_hdu(asdfcore::io::AtomicFile& out, HduPlan& plan, bool checksums,
+                     progress::Meter* meter) {
   bool has_checksum = plan.index_of("CHECKSUM").has_value();
   bool has_datasum = plan.index_of("DATASUM").has_value();
   if (plan.keep_checksums && !checksums) {  // stale in the input: written as found
@@ -124,7 +134,7 @@ WrittenHdu write_hdu(asdfcore::io::AtomicFile& out, HduPlan& plan, bool checksum
   BuiltHeader header = build_header(plan);
   out.write(bytes_of(header.bytes));
 
-  BlockWriter data(out, sums, plan.data_size);
+  BlockWriter data(out, sums, plan.data_size, meter);
   if (plan.data_size > 0) {
     if (!plan.write_data) {
       throw Error(ErrorCode::kInvalidArgument,

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "asdfcore/io/atomic_file.h"
+#include "progress/meter.h"
 #include "to_fits/hdu_plan.h"
 
 namespace fitsasdf::to_fits {
@@ -22,8 +23,10 @@ struct WrittenHdu {
 /// Write `plan` at the end of `out`. With `checksums` (or when the plan has CHECKSUM or DATASUM
 /// cards) the DATASUM card gets the data's sum and the CHECKSUM card the encoded complement of
 /// the whole HDU's sum (cards appended when missing, only with `checksums`). Notes go to
-/// `plan.report`. Throws `asdfcore::Error` when the data writer gives more or fewer bytes than
-/// planned, or the output cannot be written.
-WrittenHdu write_hdu(asdfcore::io::AtomicFile& out, HduPlan& plan, bool checksums);
+/// `plan.report`. Each data byte written is counted on `meter` (when given) as it goes out.
+/// Throws `asdfcore::Error` when the data writer gives more or fewer bytes than planned, or the
+/// output cannot be written, and whatever `meter` throws.
+WrittenHdu write_hdu(asdfcore::io::AtomicFile& out, HduPlan& plan, bool checksums,
+                     progress::Meter* meter = nullptr);
 
 }  // namespace fitsasdf::to_fits

@@ -12,6 +12,7 @@
 #include "asdfcore/io/atomic_file.h"
 #include "asdfcore/ndarray/ndarray.h"
 #include "asdfcore/tree/walk.h"
+#include "progress/meter.h"
 #include "to_fits/fits_items.h"
 #include "to_fits/fits_output.h"
 #include "to_fits/writers.h"
@@ -37,11 +38,15 @@ std::string hdu_name(const std::vector<to_fits::TreeCard>& cards, int index) {
 /// Appends bytes to the output as they come.
 class TrailerSink final : public to_fits::DataSink {
  public:
-  explicit TrailerSink(asdfcore::io::AtomicFile& out) : out_(out) {}
-  void write(std::span<const std::uint8_t> bytes) override { out_.write(bytes); }
+  TrailerSink(asdfcore::io::AtomicFile& out, progress::Meter& meter) : out_(out), meter_(meter) {}
+  void write(std::span<const std::uint8_t> bytes) override {
+    out_.write(bytes);
+    meter_.advance(bytes.size());
+  }
 
  private:
   asdfcore::io::AtomicFile& out_;
+  progress::Meter& meter_;
 };
 
 HduPlan plan_item(const ItemInput& input) {
@@ -96,6 +101,7 @@ HduPlan plan_item(const ItemInput& input) {
 
 ConversionReport convert_asdf_to_fits(const std::string& input, const std::string& output,
                                       const AsdfToFitsOptions& options) {
+  progress::Meter meter(options.control, input);
   asdfcore::OpenOptions open = options.limits.open_options();
   open.verify_checksums = options.verify_checksums;
   const asdfcore::AsdfFile file = asdfcore::AsdfFile::open(input, open);
@@ -136,17 +142,40 @@ ConversionReport convert_asdf_to_fits(const std::string& input, const std::strin
       }
     }
   }
-  asdfcore::io::AtomicFile out(output, options.durable);
+  // The total: the data bytes each item's header declares (a tile-compressed image's, as
+  // decompressed), each item's written bytes mapped onto its share.
+  std::vector<std::uint64_t> shares;
+  std::uint64_t total = 0;
   for (const FitsItem& item : list.items) {
+    std::uint64_t declared = 0;
+    try {
+      declared = to_fits::declared_data_size(CardLookup(item.header),
+                                             ItemInput{file, item, ErrorContext{.file = input}});
+    } catch (const Error&) {
+      // Planning the item reports what is wrong with it.
+    }
+    declared = std::min(declared, UINT64_MAX - total);
+    shares.push_back(declared);
+    total += declared;
+  }
+  if (trailer) total += std::min<std::uint64_t>(trailer->size(), UINT64_MAX - total);
+  meter.start(total, static_cast<int>(list.items.size()), "write");
+  asdfcore::io::AtomicFile out(output, options.durable);
+  for (std::size_t i = 0; i < list.items.size(); ++i) {
+    const FitsItem& item = list.items[i];
     const ErrorContext where{.file = input, .tree_path = item.path, .hdu = item.index};
     const ItemInput in{file, item, where};
     try {
+      meter.enter("write", item.index);
       HduPlan plan = plan_item(in);
+      meter.share(plan.data_size, shares[i]);
       if (trailer && &item == &list.items.back()) plan.pad = false;
       plan.keep_checksums = stale_checksums.count(item.index) != 0;
       plan.report.index = item.index;
       plan.report.name = hdu_name(item.header, item.index);
-      const to_fits::WrittenHdu written = to_fits::write_hdu(out, plan, options.add_checksums);
+      const to_fits::WrittenHdu written =
+          to_fits::write_hdu(out, plan, options.add_checksums, &meter);
+      meter.close_share();
       if (written.images_not_used > 0) {
         const bool one = written.images_not_used == 1;
         plan.report.notes.push_back(
@@ -157,12 +186,14 @@ ConversionReport convert_asdf_to_fits(const std::string& input, const std::strin
       }
       report.hdus.push_back(std::move(plan.report));
     } catch (const Error& e) {
-      if (e.code() == ErrorCode::kIo) throw;
+      if (e.code() == ErrorCode::kIo || e.code() == ErrorCode::kCancelled) throw;
       throw e.with_context(where);
     }
   }
   if (trailer) {
-    TrailerSink sink(out);
+    meter.enter("write", 0);
+    meter.share(trailer->size(), trailer->size());
+    TrailerSink sink(out, meter);
     to_fits::write_big_endian(*trailer, false, sink);
     if (!report.hdus.empty()) {
       report.hdus.back().notes.push_back(
@@ -177,6 +208,8 @@ ConversionReport convert_asdf_to_fits(const std::string& input, const std::strin
   // Blocks the output did not read (the native view's own blocks, anything else in the tree)
   // are verified too: the output appears only for an input whose checksums all match.
   if (options.verify_checksums) file.verify_unread_checksums();
+  meter.check();
+  meter.finish();  // the last report comes before the output appears
   out.commit();
   report.bytes_in = std::filesystem::file_size(input);
   report.bytes_out = std::filesystem::file_size(output);

@@ -837,3 +837,65 @@ TEST_CASE("a compressed block whose file range the input does not hold is refuse
   }
   ::close(fd);
 }
+
+TEST_CASE("on_data hears every data byte in steps of at most 4 MiB, then 0 before the commit",
+          "[writer][on_data]") {
+  fitsasdf::test::TempDir dir;
+  const Bytes data = pattern(10u << 20);
+  const auto in_path = (dir / "input.bin").string();
+  {
+    std::ofstream f(in_path, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
+  }
+  const int fd = ::open(in_path.c_str(), O_RDONLY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  const auto flip = [](std::span<std::uint8_t> chunk, std::uint64_t) {
+    for (auto& b : chunk) b ^= 0x80;
+  };
+  struct Way {
+    std::string name;
+    BlockToWrite block;
+  };
+  std::vector<Way> ways;
+  ways.push_back({"memory", block_of(data)});
+  ways.push_back({"memory, zlib", block_of(data, "zlib")});
+  BlockToWrite copied;
+  copied.file_ranges.push_back(FileRange{fd, 0, data.size()});
+  ways.push_back({"file range", copied});
+  BlockToWrite flipped;
+  flipped.file_ranges.push_back(FileRange{fd, 0, data.size(), flip});
+  ways.push_back({"transformed file range", flipped});
+  copied.compression = "lz4";
+  ways.push_back({"file range, lz4", copied});
+  fitsasdf::test::TempDir out_dir;
+  for (const Way& way : ways) {
+    INFO(way.name);
+    const fs::path out = out_dir / "out.asdf";
+    std::vector<std::uint64_t> calls;
+    WriteOptions options;
+    options.threads = 2;
+    options.on_data = [&](std::uint64_t n) {
+      calls.push_back(n);
+      CHECK(!fs::exists(out));  // every call comes before the file appears
+    };
+    write_container(out.string(), "", std::span(&way.block, 1), options);
+    REQUIRE(!calls.empty());
+    CHECK(calls.back() == 0);
+    std::uint64_t sum = 0;
+    for (const auto n : calls) {
+      CHECK(n <= (4u << 20));
+      sum += n;
+    }
+    CHECK(sum == data.size());
+    CHECK(calls.size() >= 3);
+    fs::remove(out);
+
+    // A throw stops the write half way: nothing is left behind.
+    options.on_data = [](std::uint64_t n) {
+      if (n > 0) throw Error(ErrorCode::kCancelled, "stop");
+    };
+    require_refused([&] { write_container(out.string(), "", std::span(&way.block, 1), options); },
+                    ErrorCode::kCancelled, out_dir.path());
+  }
+  ::close(fd);
+}

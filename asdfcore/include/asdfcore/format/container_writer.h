@@ -73,6 +73,11 @@ struct WriteOptions {
   /// included); 0 means `std::thread::hardware_concurrency()`. The bytes written do not
   /// depend on it.
   unsigned threads = 0;
+  /// Called with each count of block data bytes (decoded, before compression) taken for the
+  /// output, at least every 4 MiB, then once with 0 just before the file is committed. It
+  /// may throw to stop the write: nothing is left behind. Called on the writing thread, or on
+  /// one compressing thread at a time while a compressed block is written. Empty: not called.
+  std::function<void(std::uint64_t bytes)> on_data;
 };
 
 /// Write an ASDF file at `path` from `tree` (a complete YAML document from `%YAML` through the
