@@ -1,6 +1,8 @@
-// Convert a FITS file to ASDF in process, as a pipeline does without shelling out, then
-// check the result without leaving the process either.
+// Convert a FITS file to ASDF in process, as a pipeline does without shelling out, following
+// it with a progress callback, then check the result without leaving the process either.
 //   convert_in_process IN.fits OUT.asdf
+// A pipeline stops a long conversion with options.control.cancel.cancel() (from another thread
+// or a signal handler): the call then throws Error (cancelled) and leaves no output.
 #include <asdfcore/asdfcore.h>
 #include <fitsasdf/convert.h>
 #include <fitsasdf/verify.h>
@@ -15,10 +17,22 @@ int main(int argc, char** argv) {
   try {
     fitsasdf::ConvertOptions options;
     options.compression = "zlib";
+    int reports = 0;
+    int last_percent = -1;
+    options.control.progress = [&](const fitsasdf::Progress& p) {
+      ++reports;
+      const int percent = p.total ? static_cast<int>(100 * p.done / p.total) : 100;
+      if (percent / 25 != last_percent / 25) {  // a line at 0, 25, 50, 75 and 100 %
+        std::cout << "progress: " << p.stage << " HDU " << p.hdu << "/" << p.hdu_count << ", "
+                  << percent << "%\n";
+      }
+      last_percent = percent;
+    };
     const fitsasdf::ConversionReport report = fitsasdf::convert_fits_to_asdf(argv[1], argv[2], options);
     for (const fitsasdf::HduReport& hdu : report.hdus) {
       std::cout << "HDU " << hdu.index << " " << hdu.name << ": " << hdu.kind << "\n";
     }
+    std::cout << reports << " progress reports, the last at " << last_percent << "%\n";
     std::cout << report.bytes_in << " bytes in, " << report.bytes_out << " bytes out, "
               << report.all_findings().size() << " findings\n";
 

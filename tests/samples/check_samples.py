@@ -95,6 +95,7 @@ elif name == "convert_in_process":
     out = work / "convert_in_process.asdf"
     printed = run(samples / "test0.fits", out)
     assert "round trip: identical" in printed and "138 cards in the primary header" in printed, printed
+    assert re.search(r"^[0-9]+ progress reports, the last at 100%$", printed, re.M), printed
     with fits.open(samples / "test0.fits") as hdul, open_strict(out, checksums=False) as af:
         ours = af["fits"]
         assert len(ours) == len(hdul)

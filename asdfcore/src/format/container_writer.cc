@@ -282,6 +282,7 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
         if (sum) h.update(p);
         out.write(p);
         written += p.size();
+        if (options.on_data) options.on_data(p.size());
       }
       std::vector<std::uint8_t> chunk;
       for (const auto& r : block.file_ranges) {
@@ -290,6 +291,7 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
           if (sum) h.update(bytes);
           out.write(bytes);
           written += bytes.size();
+          if (options.on_data) options.on_data(bytes.size());
         });
       }
       chunk.resize(kStreamChunk);
@@ -314,6 +316,7 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
         out.write(bytes);
         pulled += n;
         written += n;
+        if (options.on_data) options.on_data(n);
       }
       header.data_size = written;
       header.used_size = written;
