@@ -153,7 +153,7 @@ text: "2024-03-01"
   const json all = fitsasdf::test::api::python_read({out});
   const json& rec = fitsasdf::test::api::python_record(all, out);
   INFO(rec.dump());
-  CHECK(rec["tree"]["when"] == json{{"$datetime", "2024-03-01T12:30:00.500000"}});
+  CHECK(rec["tree"]["when"] == json{{"$datetime", "2024-03-01T12:30:00.500000+00:00"}});
   CHECK(rec["tree"]["copy_of_when"] == rec["tree"]["when"]);
   CHECK(rec["tree"]["day"] == json{{"$datetime", "2002-12-14"}});
   CHECK(rec["tree"]["text"] == "2024-03-01");
