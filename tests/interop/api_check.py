@@ -13,7 +13,8 @@ whose message starts with one of the --allow texts, which are recorded. Prints o
             "mask_md5", "n_masked"}} (md5 of the elements in C order, every numeric field
             little-endian: the corpus convention; source = the block index or "inline"),
             datetimes as {"$datetime": isoformat}, complex as {"$complex": [re, im]}, ints
-            beyond 64 bits as {"$int": text}, non-finite floats as {"$float": "nan"|...},
+            outside int64 and core/integer values as {"$int": text}, non-finite floats as
+            {"$float": "nan"|...},
             bytes as {"$bytes_hex": ...}; a node python kept tagged (no converter) as
             {"$tagged": tag, "value": ...}
   warnings  the allowed warnings that were raised ("Category: message")
@@ -31,6 +32,7 @@ import warnings
 import asdf
 import numpy as np
 from asdf.tagged import Tagged
+from asdf.tags.core import IntegerType
 
 
 def le_md5(a):
@@ -62,8 +64,10 @@ def to_json(node):
         value = [to_json(v) for v in node]
     elif isinstance(node, bool) or node is None or isinstance(node, str):
         value = node
+    elif isinstance(node, IntegerType):
+        value = {"$int": str(int(node))}
     elif isinstance(node, int):
-        value = node if -(2**63) <= node < 2**64 else {"$int": str(node)}
+        value = node if -(2**63) <= node < 2**63 else {"$int": str(node)}
     elif isinstance(node, float):
         value = node if math.isfinite(node) else {"$float": str(node)}
     elif isinstance(node, complex):

@@ -141,7 +141,13 @@ void check_cases(const std::vector<Case>& cases) {
     CHECK(rec["version"] == c.standard);
     std::vector<std::string> expected = c.warnings;
     if (c.standard == "1.6.0" && c.has_block_arrays) expected.push_back(kNdarray11Warning);
-    CHECK(rec["warnings"].size() == expected.size());
+    // Without block arrays a 1.6.0 file may still warn for ndarray-1.1.0 (a core/integer's
+    // words): allowed, not required.
+    std::size_t optional = 0;
+    if (c.standard == "1.6.0" && !c.has_block_arrays) {
+      for (const json& got : rec["warnings"]) optional += starts_with(got, kNdarray11Warning);
+    }
+    CHECK(rec["warnings"].size() - optional == expected.size());
     for (const std::string& w : expected) {
       bool found = false;
       for (const json& got : rec["warnings"]) found = found || starts_with(got, w);
@@ -415,10 +421,12 @@ TEST_CASE(
                            {"lines", "two\nlines: here"},
                            {"unicode", "\xc3\xa9\xe4\xb8\xad \xf0\x9f\x98\x80"},
                            {"colon", "key: value # not a comment"}};
+    // Beyond int64, python asdf writes (and reads without a warning) a core/integer-1.0.0;
+    // a plain literal there warns "Invalid integer literal value".
     c.values["ints"] = {{"max", std::numeric_limits<std::int64_t>::max()},
                         {"min_plus_2", std::numeric_limits<std::int64_t>::min() + 2},
-                        {"u64max", std::numeric_limits<std::uint64_t>::max()},
-                        {"two63", std::uint64_t{1} << 63}};
+                        {"u64max", {{"$int", "18446744073709551615"}}},
+                        {"two63", {{"$int", "9223372036854775808"}}}};
     c.values["floats"] = {
         {"big", 1e300}, {"tiny", 5e-324}, {"third", 1.0 / 3.0}, {"negzero", -0.0}};
     c.values["custom"] = {{"$tagged", "tag:example.org/foo-1.0.0"},
