@@ -118,6 +118,7 @@ class Array {
   /// \cond INTERNAL
   struct Impl;
   const std::shared_ptr<Impl>& impl() const noexcept { return impl_; }
+  static Array from_impl(std::shared_ptr<Impl> impl) { return Array(std::move(impl)); }
   /// \endcond
 
  private:

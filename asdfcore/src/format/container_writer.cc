@@ -63,6 +63,18 @@ void read_range(const FileRange& range, std::span<std::vector<std::uint8_t>> buf
   }
 }
 
+/// Fill `buffer` from `source` until it is full or the source ends; return the bytes given.
+std::size_t pull_full(const std::function<std::size_t(std::span<std::uint8_t>)>& source,
+                      std::span<std::uint8_t> buffer) {
+  std::size_t have = 0;
+  while (have < buffer.size()) {
+    const std::size_t n = source(buffer.subspan(have));
+    if (n == 0) break;
+    have += n;
+  }
+  return have;
+}
+
 /// The decoded bytes of a block read in order, piece by piece, as a codec's streaming
 /// compression asks for them: first the memory pieces, then the file ranges. A range with a
 /// transform is read and transformed in the chunks its contract promises (4 MiB from the
@@ -90,8 +102,18 @@ class BlockReader {
         continue;
       }
       if (range_ >= block_.file_ranges.size()) {
-        throw Error(ErrorCode::kInvalidArgument,
-                    "a codec asked for more bytes than the block declares (a codec bug)");
+        if (!block_.source) {
+          throw Error(ErrorCode::kInvalidArgument,
+                      "a codec asked for more bytes than the block declares (a codec bug)");
+        }
+        const std::size_t n = pull_full(block_.source, rest);
+        if (n < rest.size()) {
+          throw Error(ErrorCode::kInvalidArgument,
+                      "the block's data source ended " + std::to_string(rest.size() - n) +
+                          " bytes early");
+        }
+        done += n;
+        continue;
       }
       const FileRange& r = block_.file_ranges[range_];
       std::size_t n = 0;
@@ -207,6 +229,11 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
     if (blocks[i].streamed && !blocks[i].compression.empty()) {
       throw Error(ErrorCode::kInvalidArgument, "a streamed block cannot be compressed", at);
     }
+    if (blocks[i].source && !blocks[i].source_size &&
+        !(blocks[i].streamed && blocks[i].compression.empty())) {
+      throw Error(ErrorCode::kInvalidArgument,
+                  "a data source of unknown size needs an uncompressed streamed block", at);
+    }
     if (!blocks[i].compression.empty() && codecs.find(blocks[i].compression) == nullptr) {
       throw Error(ErrorCode::kInvalidArgument,
                   "no codec for compression '" + blocks[i].compression + "'", at);
@@ -235,9 +262,64 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
     std::uint64_t data_size = 0;
     for (const auto& p : block.pieces) data_size += p.size();
     for (const auto& r : block.file_ranges) data_size += r.length;
+    if (block.source_size) data_size += *block.source_size;
     header.data_size = data_size;
     if (block.streamed) header.flags |= kFlagStreamed;
     offsets.push_back(out.position());
+
+    if (block.compression.empty() && block.source) {
+      // Pulled from a source: the header first, then the data as it comes, hashed on the way;
+      // the sizes (unknown beforehand for a streamed block) and the checksum are filled in after.
+      const std::uint64_t header_at = out.position();
+      out.write(encode_block_header(header));
+      const bool sum = options.checksum != ChecksumConvention::kNone;
+      compression::Md5 h;
+      std::uint64_t written = 0;
+      for (const auto& p : block.pieces) {
+        if (sum) h.update(p);
+        out.write(p);
+        written += p.size();
+      }
+      std::vector<std::uint8_t> chunk;
+      for (const auto& r : block.file_ranges) {
+        chunk.resize(kStreamChunk);
+        read_range(r, std::span(&chunk, 1), [&](std::span<const std::uint8_t> bytes) {
+          if (sum) h.update(bytes);
+          out.write(bytes);
+          written += bytes.size();
+        });
+      }
+      chunk.resize(kStreamChunk);
+      std::uint64_t pulled = 0;
+      while (true) {
+        std::span<std::uint8_t> want(chunk);
+        if (block.source_size) {
+          want = want.first(static_cast<std::size_t>(
+              std::min<std::uint64_t>(want.size(), *block.source_size - pulled)));
+          if (want.empty()) break;
+        }
+        const std::size_t n = pull_full(block.source, want);
+        if (n == 0 && !want.empty() && block.source_size) {
+          throw Error(ErrorCode::kInvalidArgument,
+                      "the block's data source ended " +
+                          std::to_string(*block.source_size - pulled) + " bytes early",
+                      ErrorContext{.file = path, .block = i});
+        }
+        if (n == 0) break;
+        const auto bytes = std::span<const std::uint8_t>(chunk.data(), n);
+        if (sum) h.update(bytes);
+        out.write(bytes);
+        pulled += n;
+        written += n;
+      }
+      header.data_size = written;
+      header.used_size = written;
+      header.allocated_size = written + block.padding;
+      if (sum) header.checksum = h.finish();
+      out.write_at(header_at, encode_block_header(header));
+      out.write_zeros(block.padding);
+      continue;
+    }
 
     if (block.compression.empty() && !block.file_ranges.empty()) {
       // Stream: the kernel copies the file ranges while another thread hashes them (the two

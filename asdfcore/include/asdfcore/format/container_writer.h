@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -50,6 +51,13 @@ struct BlockToWrite {
   std::uint64_t padding = 0;   ///< Extra allocated bytes after the used data (zero filled);
                                ///< must be 0 for a streamed block.
   bool streamed = false;       ///< Write as a streamed block; only the last block may be.
+  /// More data after `file_ranges`, pulled in order: `source(buffer)` fills `buffer` from its
+  /// start and returns the bytes it gave, fewer than `buffer.size()` only at the end of the
+  /// data. With `source_size` set the source must give exactly that many bytes (it is asked
+  /// for no more); without it (an uncompressed streamed block only) the block runs until the
+  /// source gives 0 bytes. The source may block (a `StreamWriter` waiting for its caller).
+  std::function<std::size_t(std::span<std::uint8_t> buffer)> source;
+  std::optional<std::uint64_t> source_size;  ///< The bytes `source` gives, when known.
 };
 
 /// Settings for writing a file.
