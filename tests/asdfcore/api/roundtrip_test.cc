@@ -83,7 +83,8 @@ TEST_CASE("Tree::from(file) + a new key + a replaced array, written elsewhere, k
     const json& after = raw.at(files[2 * i + 1].string());
     INFO(s.name << "\nbefore: " << before.dump().substr(0, 1500)
                 << "\nafter: " << after.dump().substr(0, 1500));
-    REQUIRE_FALSE(after.contains("error"));
+    CHECK_FALSE(after.contains("error"));
+    if (after.contains("error")) continue;
     // Every array but the replaced one is as it was; the replaced one holds the new values.
     for (const auto& [path, want] : before["arrays"].items()) {
       INFO(path);
