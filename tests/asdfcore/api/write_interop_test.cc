@@ -421,8 +421,6 @@ TEST_CASE(
     tree["strings"]["colon"] = "key: value # not a comment";
     tree["ints"]["max"] = std::numeric_limits<std::int64_t>::max();
     tree["ints"]["min_plus_2"] = std::numeric_limits<std::int64_t>::min() + 2;
-    tree["ints"]["u64max"] = std::numeric_limits<std::uint64_t>::max();
-    tree["ints"]["two63"] = std::uint64_t{1} << 63;
     tree["floats"]["big"] = 1e300;
     tree["floats"]["tiny"] = 5e-324;
     tree["floats"]["third"] = 1.0 / 3.0;
@@ -451,12 +449,8 @@ TEST_CASE(
                            {"lines", "two\nlines: here"},
                            {"unicode", "\xc3\xa9\xe4\xb8\xad \xf0\x9f\x98\x80"},
                            {"colon", "key: value # not a comment"}};
-    // Beyond int64, python asdf writes (and reads without a warning) a core/integer-1.0.0;
-    // a plain literal there warns "Invalid integer literal value".
     c.values["ints"] = {{"max", std::numeric_limits<std::int64_t>::max()},
-                        {"min_plus_2", std::numeric_limits<std::int64_t>::min() + 2},
-                        {"u64max", {{"$int", "18446744073709551615"}}},
-                        {"two63", {{"$int", "9223372036854775808"}}}};
+                        {"min_plus_2", std::numeric_limits<std::int64_t>::min() + 2}};
     c.values["floats"] = {
         {"big", 1e300}, {"tiny", 5e-324}, {"third", 1.0 / 3.0}, {"negzero", -0.0}};
     c.values["custom"] = {{"$tagged", "tag:example.org/foo-1.0.0"},
@@ -467,6 +461,22 @@ TEST_CASE(
     c.warnings = {"tag:example.org/foo-1.0.0 is not recognized"};
     asdfcore::write(c.file.string(), tree, WriteOptions{.asdf_standard = standard});
     cases.push_back(std::move(c));
+
+    // Beyond int64, python asdf writes (and reads without a warning) a core/integer-1.0.0; a
+    // plain literal there warns "Invalid integer literal value".
+    Case big;
+    big.standard = standard;
+    big.has_block_arrays = false;
+    big.file = dir / ("bigint-" + standard + ".asdf");
+    Tree ints;
+    ints["u64max"] = std::numeric_limits<std::uint64_t>::max();
+    ints["two63"] = std::uint64_t{1} << 63;
+    ints["small_u64"] = std::uint64_t{5};
+    big.values["u64max"] = {{"$int", "18446744073709551615"}};
+    big.values["two63"] = {{"$int", "9223372036854775808"}};
+    big.values["small_u64"] = 5;
+    asdfcore::write(big.file.string(), ints, WriteOptions{.asdf_standard = standard});
+    cases.push_back(std::move(big));
   }
   check_cases(cases);
 }
