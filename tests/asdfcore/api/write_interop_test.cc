@@ -2,10 +2,10 @@
 // python asdf 2.14 (tests/interop/api_check.py: validate_checksums=True, schema validation on,
 // every warning an error but the ones a case allows). Every numeric dtype x both byte orders
 // (WriteOptions::byte_order, and big-endian bytes through Array::from_bytes) x every codec x
-// ASDF Standard 1.5.0 and 1.6.0; views sharing one block; the inline threshold; ascii and ucs4
-// strings; a record array; a mask; nested metadata with an unknown tag, an alias and big
-// integers. All files of a test go to one python process. Expected values are computed here
-// from the elements written, never read back through the library.
+// ASDF Standard 1.5.0 and 1.6.0; views sharing one block (a negative stride among them); the inline
+// threshold; ascii and ucs4 strings; a record array; a mask; nested metadata with an unknown tag,
+// an alias and big integers. All files of a test go to one python process. Expected values are
+// computed here from the elements written, never read back through the library.
 //
 // python asdf 2.14, as pinned here:
 // - 1.6.0 files with arrays warn "AsdfWarning: Unable to locate schema file for
@@ -270,6 +270,7 @@ TEST_CASE("python reads views sharing one block, inline arrays, strings, records
       tree["base"] = base;
       tree["rows"] = base.view_of(0, {2, 6});
       tree["cols"] = base.view_of(24, {3, 3}, {24, 8});
+      tree["rev"] = base.view_of(23 * 4, {24}, {-4});  // a negative stride
       std::vector<std::int32_t> rows(v.begin(), v.begin() + 12), cols;
       for (int r = 1; r < 4; ++r) {
         for (int k = 0; k < 6; k += 2) cols.push_back(v[r * 6 + k]);
@@ -277,6 +278,8 @@ TEST_CASE("python reads views sharing one block, inline arrays, strings, records
       c.arrays["base"] = array_want(le_md5(v), {4, 6}, "<i4");
       c.arrays["rows"] = array_want(le_md5(rows), {2, 6}, "<i4");
       c.arrays["cols"] = array_want(le_md5(cols), {3, 3}, "<i4");
+      c.arrays["rev"] =
+          array_want(le_md5(std::vector<std::int32_t>(v.rbegin(), v.rend())), {24}, "<i4");
       asdfcore::write(c.file.string(), tree, WriteOptions{.asdf_standard = s});
       cases.push_back(std::move(c));
     }
@@ -412,6 +415,7 @@ TEST_CASE("python reads views sharing one block, inline arrays, strings, records
     CHECK(rec["tree"]["base"]["$array"]["source"] == 0);
     CHECK(rec["tree"]["rows"]["$array"]["source"] == 0);
     CHECK(rec["tree"]["cols"]["$array"]["source"] == 0);
+    CHECK(rec["tree"]["rev"]["$array"]["source"] == 0);
   }
 }
 
