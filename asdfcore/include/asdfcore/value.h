@@ -91,8 +91,10 @@ class Value {
   std::optional<Value> find(std::string_view pointer) const;
 
   /// Return the value as `T`: `bool`; an integer type (the value must fit); `float` or
-  /// `double` (integers are converted); `std::string` (a string, or a timestamp's text);
-  /// `Timestamp`; `std::vector<U>` of any of these (a sequence); `Value` (this). Throws
+  /// `double` (integers are converted; a scalar `unit/quantity` gives its value, as its
+  /// astropy Quantity's float does); `std::string` (a string, or a timestamp's text);
+  /// `Timestamp` (a YAML timestamp, or a `time/time` string in ISO form); `std::vector<U>` of
+  /// any of these (a sequence); `Value` (this). Throws
   /// `Error` (wrong-type) saying the expected type and the type found, with the path.
   template <typename T>
   T get() const;

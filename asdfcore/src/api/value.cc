@@ -269,6 +269,7 @@ std::vector<std::string> Value::strings() const {
   return out;
 }
 
+
 template <>
 Value Value::get<Value>() const {
   checked();
@@ -296,16 +297,30 @@ FITSASDF_INTEGER_GETTER(std::uint32_t, "an integer for uint32")
 FITSASDF_INTEGER_GETTER(std::uint64_t, "an integer for uint64")
 #undef FITSASDF_INTEGER_GETTER
 
+namespace {
+
+/// Return the number inside a scalar quantity (`unit/quantity-*` with a number `value`), else
+/// null: python asdf gives such a node as an astropy Quantity, whose float is its value.
+tree::NodePtr quantity_number(const Node& node) {
+  if (!node.is_mapping() || node.tag().find("/quantity-") == std::string::npos) return nullptr;
+  tree::NodePtr value = node.get("value");
+  return value && value->is_number() ? value : nullptr;
+}
+
+}  // namespace
+
 template <>
 double Value::get<double>() const {
+  if (const tree::NodePtr q = quantity_number(checked())) return q->as_double();
   if (!checked().is_number()) wrong_type("a number for double");
   return node_->as_double();
 }
 
 template <>
 float Value::get<float>() const {
-  if (!checked().is_number()) wrong_type("a number for float");
-  const double v = node_->as_double();
+  const tree::NodePtr q = quantity_number(checked());
+  if (!q && !checked().is_number()) wrong_type("a number for float");
+  const double v = (q ? q : node_)->as_double();
   if (std::isfinite(v) && std::abs(v) > std::numeric_limits<float>::max()) {
     wrong_type("a number for float (the value does not fit)");
   }
@@ -321,7 +336,9 @@ std::string Value::get<std::string>() const {
 
 template <>
 Timestamp Value::get<Timestamp>() const {
-  if (checked().kind() != NodeKind::kTimestamp) wrong_type("a timestamp");
+  // A YAML timestamp, or an astropy Time written in ISO form (`!time/time-1.1.0 2020-02-01T00:00:00`).
+  const bool time_text = checked().is_string() && node_->tag().find("/time/time-") != std::string::npos;
+  if (node_->kind() != NodeKind::kTimestamp && !time_text) wrong_type("a timestamp");
   try {
     return Timestamp::parse(node_->as_string());
   } catch (const Error& e) {
