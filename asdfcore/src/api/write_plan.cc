@@ -131,12 +131,12 @@ WritePlan plan_write(const Tree& tree, const WriteOptions& options, bool allow_s
         copy->dtype = a.dtype.with_byte_order(target);
         copy->offset = 0;
         copy->strides.clear();
-        plan.keep.push_back(copy->storage);
         stored = copy;
       }
       const Array::Impl& s = *stored;
       auto [it, added] = block_of.emplace(s.storage.get(), static_cast<std::int64_t>(plan.blocks.size()));
       if (added) {
+        plan.keep.push_back(s.storage);  // alive (and its address unique) until written
         format::BlockToWrite block;
         block.pieces.push_back(s.storage->bytes.span());
         block.compression = s.compression ? *s.compression : options.compression;
