@@ -167,16 +167,33 @@ Value Value::operator[](std::size_t index) const {
   return Value(file_, node_->items()[index], path_ + "/" + std::to_string(index));
 }
 
+namespace {
+
+/// Return the node `step` leads to from `node` (a key of a mapping, an index of a sequence),
+/// or null with `why` saying what is missing.
+tree::NodePtr take_step(const Node& node, const std::string& step, std::string& why) {
+  if (node.is_mapping()) {
+    tree::NodePtr next = mapping_value(node, step);
+    if (!next) why = "no key '" + step + "' (keys: " + some_keys(node) + ")";
+    return next;
+  }
+  if (node.is_sequence()) {
+    if (auto i = sequence_index(step, node.size())) return node.items()[*i];
+    why = "no item '" + step + "' in a sequence of " + std::to_string(node.size()) + " items";
+    return nullptr;
+  }
+  why = "cannot step to '" + step + "' inside " + found(node);
+  return nullptr;
+}
+
+}  // namespace
+
 std::optional<Value> Value::find(std::string_view pointer) const {
   checked();
   Value at = *this;
+  std::string why;
   for (const std::string& step : split_pointer(pointer)) {
-    tree::NodePtr next;
-    if (at.node_->is_mapping()) {
-      next = mapping_value(*at.node_, step);
-    } else if (at.node_->is_sequence()) {
-      if (auto i = sequence_index(step, at.node_->size())) next = at.node_->items()[*i];
-    }
+    tree::NodePtr next = take_step(*at.node_, step, why);
     if (!next) return std::nullopt;
     at = Value(file_, std::move(next), at.path_ + "/" + tree::escape_pointer_token(step));
   }
@@ -186,22 +203,9 @@ std::optional<Value> Value::find(std::string_view pointer) const {
 Value Value::at(std::string_view pointer) const {
   checked();
   Value at = *this;
+  std::string why;
   for (const std::string& step : split_pointer(pointer)) {
-    const Node& node = *at.node_;
-    tree::NodePtr next;
-    std::string why;
-    if (node.is_mapping()) {
-      next = mapping_value(node, step);
-      if (!next) why = "no key '" + step + "' (keys: " + some_keys(node) + ")";
-    } else if (node.is_sequence()) {
-      if (auto i = sequence_index(step, node.size())) {
-        next = node.items()[*i];
-      } else {
-        why = "no item '" + step + "' in a sequence of " + std::to_string(node.size()) + " items";
-      }
-    } else {
-      why = "cannot step to '" + step + "' inside " + found(node);
-    }
+    tree::NodePtr next = take_step(*at.node_, step, why);
     if (!next) {
       throw Error(ErrorCode::kNotFound, why,
                   ErrorContext{.file = file_name(), .tree_path = at.path_.empty() ? "/" : at.path_});

@@ -118,4 +118,14 @@ inline const nlohmann::json& python_record(const nlohmann::json& all,
   return rec;
 }
 
+/// Return the names of the entries of `dir`, sorted (to check that nothing was left behind).
+inline std::vector<std::string> folder(const std::filesystem::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    names.push_back(e.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 }  // namespace fitsasdf::test::api

@@ -12,22 +12,17 @@
 
 #include "asdfcore/asdfcore.h"
 #include "support/catch.h"
+#include "api_support.h"
 #include "support/temp_dir.h"
 
 using asdfcore::Array;
 using asdfcore::StreamWriter;
 using asdfcore::Tree;
 using fitsasdf::test::TempDir;
+using fitsasdf::test::api::folder;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::vector<std::string> folder(const fs::path& dir) {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 void expect_invalid_argument(const std::function<void()>& f) {
   try {

@@ -19,18 +19,12 @@ using asdfcore::StreamWriter;
 using asdfcore::Tree;
 using asdfcore::WriteOptions;
 using fitsasdf::test::TempDir;
+using fitsasdf::test::api::folder;
 using fitsasdf::test::api::le_md5;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::vector<std::string> folder(const fs::path& dir) {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 /// Frame `k` of the cube: 32 x 48 floats.
 std::vector<float> frame(int k) {
