@@ -21,8 +21,8 @@ std::vector<std::string> read_all(const File& file) {
   std::vector<std::string> out;
   for (const auto& e : file.root().entries()) {
     if (!e.value.is_ndarray()) continue;
-    const auto& dt = e.value.raw_array()->dtype();
-    if (!dt.is_numeric()) continue;
+    const auto array = e.value.raw_array();  // keep it alive while its dtype is read
+    if (!array->dtype().is_numeric()) continue;
     out.push_back(e.key + " " + le_md5(e.value.array_as<std::complex<double>>().to_vector()));
   }
   out.push_back(file.get<std::string>("/asdf_library/name"));
