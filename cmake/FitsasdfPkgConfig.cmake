@@ -18,6 +18,22 @@ if(IS_ABSOLUTE "${CMAKE_INSTALL_INCLUDEDIR}")
 else()
   set(FITSASDF_PC_INCLUDEDIR "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}")
 endif()
+# What the libraries need besides themselves. Shared, each library names its own dependencies, so
+# they are private (for --static); static, a plain `pkg-config --libs` must list them all, and
+# the C++ runtime, since a C program's link does not add it.
+set(asdfcore_deps "yaml-0.1 liblz4 zlib libcrypto libisal libdeflate")
+set(fitsasdf_deps "cfitsio zlib libdeflate")
+if(BUILD_SHARED_LIBS)
+  set(FITSASDF_PC_ASDFCORE_REQUIRES "Requires.private: ${asdfcore_deps}")
+  set(FITSASDF_PC_ASDFCORE_LIBS "Libs: -L\${libdir} -lasdfcore\nLibs.private: -lbz2 -pthread")
+  set(FITSASDF_PC_FITSASDF_REQUIRES "Requires: asdfcore = ${PROJECT_VERSION}\nRequires.private: ${fitsasdf_deps}")
+  set(FITSASDF_PC_FITSASDF_LIBS "Libs: -L\${libdir} -lfitsasdf\nLibs.private: -lbz2")
+else()
+  set(FITSASDF_PC_ASDFCORE_REQUIRES "Requires: ${asdfcore_deps}")
+  set(FITSASDF_PC_ASDFCORE_LIBS "Libs: -L\${libdir} -lasdfcore -lbz2 -pthread -lstdc++ -lm")
+  set(FITSASDF_PC_FITSASDF_REQUIRES "Requires: asdfcore = ${PROJECT_VERSION} ${fitsasdf_deps}")
+  set(FITSASDF_PC_FITSASDF_LIBS "Libs: -L\${libdir} -lfitsasdf -lbz2 -lstdc++ -lm")
+endif()
 foreach(pc asdfcore fitsasdf)
   configure_file(${CMAKE_CURRENT_LIST_DIR}/${pc}.pc.in ${PROJECT_BINARY_DIR}/pkgconfig/${pc}.pc
                  @ONLY)

@@ -28,6 +28,7 @@
 
 namespace asdfcore {
 
+class AsdfFile;
 class File;
 class Value;
 
@@ -217,6 +218,10 @@ class Tree {
   /// \cond INTERNAL
   struct Context;
   const std::shared_ptr<Context>& context() const noexcept { return context_; }
+  /// Make a tree from a copy of `root` (at JSON Pointer `path` of `file`, which may be null):
+  /// as `from(const Value&)`, and a placeholder node of `arrays` stays the array it stands for.
+  static Tree from_nodes(const std::shared_ptr<const AsdfFile>& file, const tree::NodePtr& root,
+                         const std::string& path, const Context* arrays);
   /// \endcond
 
  private:

@@ -225,15 +225,21 @@ Tree Tree::sequence() {
 Tree Tree::from(const File& file) { return from(file.root()); }
 
 Tree Tree::from(const Value& value) {
+  return from_nodes(value.file(), value.node(), value.path(), nullptr);
+}
+
+Tree Tree::from_nodes(const std::shared_ptr<const AsdfFile>& file, const NodePtr& root,
+                      const std::string& root_path, const Context* arrays) {
   auto context = std::make_shared<Context>();
-  const std::shared_ptr<const AsdfFile>& file = value.file();
   std::map<const Node*, NodePtr> copies;                   // keeps the source's sharing
   std::map<std::uint64_t, std::shared_ptr<Storage>> blocks;  // one storage per source block
   std::function<NodePtr(const NodePtr&, const std::string&)> copy =
       [&](const NodePtr& node, const std::string& path) -> NodePtr {
     if (auto it = copies.find(node.get()); it != copies.end()) return it->second;
     NodePtr out;
-    if (file && tree::is_ndarray(*node)) {
+    if (const auto placed = arrays ? arrays->find(node.get()) : nullptr) {
+      out = context->add(Array::from_impl(placed));
+    } else if (file && tree::is_ndarray(*node)) {
       const ndarray::NDArray array = file->array(*node, path);
       std::shared_ptr<Storage>& storage = array.source().kind == ndarray::SourceKind::kBlock
                                               ? blocks[array.source().block]
@@ -277,7 +283,7 @@ Tree Tree::from(const Value& value) {
     copies[node.get()] = out;
     return out;
   };
-  return Tree(context, copy(value.node(), value.path()), nullptr, "", std::nullopt);
+  return Tree(context, copy(root, root_path), nullptr, "", std::nullopt);
 }
 
 Tree Tree::operator[](std::string_view key) {
