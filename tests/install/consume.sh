@@ -7,7 +7,8 @@
 # pkg-config:   one compiler command, `c++ -std=c++20 consumer.cc $(pkg-config --cflags --libs
 #               fitsasdf)` (--static for static libraries; an rpath into PREFIX for shared ones).
 # The README's example (samples/cpp/readme_example.cc, asdfcore only) is built the same way and
-# run on samples/jwst_like.asdf.
+# run on samples/jwst_like.asdf; with pkg-config, two C programs of samples/c are built with
+# `cc -std=c11 ... $(pkg-config --cflags --libs fitsasdf)` and run too.
 # static: the program needs neither library at run time. shared: it needs both by their SONAMEs
 # (lib*.so.SOVERSION) and the loader finds them in PREFIX.
 set -euo pipefail
@@ -53,6 +54,21 @@ case $method in
     command=(${CXX:-c++} -std=c++20 -O1 "$example" -o "$out/readme_example" $cflags $libs "${link_extra[@]}")
     echo "$name: ${command[*]}"
     "${command[@]}" || fail "compile and link the README example"
+    # C programs written for libasdf's C API (and fitsasdf_convert), built with the plain
+    # `pkg-config --cflags --libs fitsasdf` a C user would write, static libraries or not.
+    cflags=$(pkg-config --cflags fitsasdf)
+    libs=$(pkg-config --libs fitsasdf) || fail "pkg-config --libs fitsasdf"
+    for program in list_arrays convert; do
+      # shellcheck disable=SC2086  # the flags are words
+      command=(${CC:-cc} -std=c11 -Wall -Wextra -pedantic -Werror -O1 "$samples/c/$program.c"
+               -o "$out/c_$program" $cflags $libs "${link_extra[@]}")
+      echo "$name: ${command[*]}"
+      "${command[@]}" || fail "compile and link samples/c/$program.c"
+    done
+    listed=$("$out/c_list_arrays" "$samples/jwst_like.asdf") || fail "samples/c/list_arrays.c failed"
+    grep -q '^/data float32 \[64,64\] n=4096 ' <<<"$listed" || fail "samples/c/list_arrays.c printed: $listed"
+    converted=$("$out/c_convert" "$sample" "$out/c_convert.asdf") || fail "samples/c/convert.c failed"
+    grep -q '^verified: equivalent$' <<<"$converted" || fail "samples/c/convert.c printed: $converted"
     ;;
   *) fail "METHOD must be find_package or pkg-config" ;;
 esac
