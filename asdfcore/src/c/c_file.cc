@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -151,6 +153,42 @@ bool is_ndarray_node(const asdf_file* file, const tree::NodePtr& node) {
   if (!node) return false;
   if (node->tag() == kArrayPlaceholderTag) return file && file->arrays->find(node.get());
   return tree::is_ndarray(*node);
+}
+
+tree::NodePtr adopt(asdf_file* target, const asdf_value* value) {
+  asdf_file* source = value->file;
+  if (!source || source == target) return value->node;
+  std::map<const Node*, NodePtr> copies;  // keeps aliases aliases
+  std::function<NodePtr(const NodePtr&, const std::string&)> copy =
+      [&](const NodePtr& node, const std::string& pointer) -> NodePtr {
+    if (auto it = copies.find(node.get()); it != copies.end()) return it->second;
+    NodePtr out;
+    if (node->tag() == kArrayPlaceholderTag && source->arrays->find(node.get())) {
+      out = target->arrays->add(Array::from_impl(source->arrays->find(node.get())));
+    } else if (tree::is_ndarray(*node) && source->raw) {
+      out = target->arrays->add(Array::from_ndarray(
+          std::make_shared<ndarray::NDArray>(source->raw->array(*node, pointer))));
+    } else if (node->is_mapping()) {
+      out = Node::make_mapping();
+      for (const auto& [k, v] : node->entries()) {
+        out->entries().emplace_back(k, copy(v, pointer + "/" + tree::escape_pointer_token(key_text(*k))));
+      }
+    } else if (node->is_sequence()) {
+      out = Node::make_sequence();
+      for (std::size_t i = 0; i < node->size(); ++i) {
+        out->push_back(copy(node->items()[i], pointer + "/" + std::to_string(i)));
+      }
+    } else {
+      return node;  // scalars are replaced, never changed in place: share them
+    }
+    if (out->tag() != kArrayPlaceholderTag) {
+      out->set_tag(node->tag());
+      out->collection_style = node->collection_style;
+    }
+    copies[node.get()] = out;
+    return out;
+  };
+  return copy(value->node, value->pointer);
 }
 
 }  // namespace asdfcore::capi
@@ -423,7 +461,7 @@ FITSASDF_PATH_GETTER(double, double)
 asdf_value_err_t asdf_set_value(asdf_file_t* file, const char* path, asdf_value_t* value) {
   if (!file || !value) return ASDF_VALUE_ERR_UNKNOWN;
   return capi::guarded(file, ASDF_VALUE_ERR_OOM, [&] {
-    const asdf_value_err_t err = capi::set_at(file, path, value->node);
+    const asdf_value_err_t err = capi::set_at(file, path, capi::adopt(file, value));
     if (err == ASDF_VALUE_OK) capi::release_value(value);  // the tree has its node now
     return err;
   });

@@ -328,7 +328,7 @@ asdf_ndarray_err_t read_tile(asdf_ndarray_t* a, const std::uint64_t* origin,
     capi::set_current_exception(state_of(a) ? state_of(a)->file : nullptr);
     return ASDF_NDARRAY_ERR_INVAL;
   }
-  if (!array) return ASDF_NDARRAY_ERR_INVAL;
+  if (!array || array->ndim() != a->ndim) return ASDF_NDARRAY_ERR_INVAL;
   const DType& dtype = array->dtype();
   const DTypeKind src = dtype.kind();
   const DTypeKind want = dst_t == ASDF_DATATYPE_SOURCE ? src : kind_of(dst_t).value_or(src);

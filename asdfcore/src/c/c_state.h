@@ -111,6 +111,11 @@ void release_value(asdf_value* value) noexcept;
 /// Set `node` at `path` of `file`'s tree, creating the containers on the way.
 asdf_value_err_t set_at(asdf_file* file, const char* path, tree::NodePtr node);
 
+/// Return the node of `value` ready to go into `target`'s tree: itself when it belongs to
+/// `target`; else a copy whose ndarrays (read from the value's file, or set through the API
+/// there) become arrays of `target`, so that they are written with their data.
+tree::NodePtr adopt(asdf_file* target, const asdf_value* value);
+
 /// Return true for an ndarray node (read from a file, or one set through the C API).
 bool is_ndarray_node(const asdf_file* file, const tree::NodePtr& node);
 

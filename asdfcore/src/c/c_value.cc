@@ -192,9 +192,9 @@ Node* sequence_node(asdf_sequence_t* s) {
   return v && v->node && v->node->is_sequence() ? v->node.get() : nullptr;
 }
 
-/// Take `child`'s node into `parent`'s tree and free the handle (it is now the tree's).
-NodePtr take(asdf_value* child) {
-  NodePtr node = child->node;
+/// Take `child`'s node into the tree of `target` and free the handle (it is now the tree's).
+NodePtr take(asdf_file* target, asdf_value* child) {
+  NodePtr node = capi::adopt(target, child);
   capi::release_value(child);
   return node;
 }
@@ -432,7 +432,7 @@ asdf_value_t* asdf_mapping_pop(asdf_mapping_t* mapping, const char* key) {
 asdf_value_err_t asdf_mapping_set(asdf_mapping_t* mapping, const char* key, asdf_value_t* value) {
   if (!value || !mapping_node(mapping) || !key) return ASDF_VALUE_ERR_UNKNOWN;
   return capi::guarded(value->file, ASDF_VALUE_ERR_OOM, [&] {
-    return mapping_put(mapping, key, take(value));
+    return mapping_put(mapping, key, take(reinterpret_cast<asdf_value*>(mapping)->file, value));
   });
 }
 
@@ -536,7 +536,7 @@ void asdf_sequence_destroy(asdf_sequence_t* sequence) {
 asdf_value_err_t asdf_sequence_append(asdf_sequence_t* sequence, asdf_value_t* value) {
   if (!value || !sequence_node(sequence)) return ASDF_VALUE_ERR_UNKNOWN;
   return capi::guarded(value->file, ASDF_VALUE_ERR_OOM,
-                       [&] { return sequence_put(sequence, take(value)); });
+                       [&] { return sequence_put(sequence, take(reinterpret_cast<asdf_value*>(sequence)->file, value)); });
 }
 
 #define FITSASDF_SEQUENCE_APPEND(name, ctype, make)                                           \

@@ -164,6 +164,11 @@ TEST_CASE("C API: a file read, changed and written elsewhere keeps its arrays", 
     REQUIRE(asdf_get_ndarray(in.get(), "data", &data) == ASDF_VALUE_OK);
     NdarrayPtr owner(data);
     REQUIRE(asdf_set_ndarray(out.get(), "copy", data) == ASDF_VALUE_OK);
+    // A value of one file set into another: its ndarrays go with their data.
+    REQUIRE(asdf_set_value(out.get(), "from_value/dq", asdf_get_value(in.get(), "dq")) == ASDF_VALUE_OK);
+    asdf_mapping_t* holder = asdf_mapping_create(out.get());
+    REQUIRE(asdf_mapping_set(holder, "err", asdf_get_value(in.get(), "err")) == ASDF_VALUE_OK);
+    REQUIRE(asdf_set_mapping(out.get(), "held", holder) == ASDF_VALUE_OK);
     // Records cannot be written through the C API: a clear error.
     asdf_ndarray_t record{};
     record.datatype.type = ASDF_DATATYPE_STRUCTURED;
@@ -190,6 +195,8 @@ TEST_CASE("C API: a file read, changed and written elsewhere keeps its arrays", 
     CHECK(after[key]["$array"]["md5"] == before[key]["$array"]["md5"]);
   }
   CHECK(read[copied]["tree"]["copy"]["$array"]["md5"] == before["data"]["$array"]["md5"]);
+  CHECK(read[copied]["tree"]["from_value"]["dq"]["$array"]["md5"] == before["dq"]["$array"]["md5"]);
+  CHECK(read[copied]["tree"]["held"]["err"]["$array"]["md5"] == before["err"]["$array"]["md5"]);
   CHECK(read[copied]["warnings"].empty());
 }
 
