@@ -90,33 +90,13 @@ asdfcore::WriteOptions write_options(const asdf_file* file) {
 /// Run a getter on a temporary handle to the value at `path`.
 template <typename F>
 asdf_value_err_t with_value(asdf_file* file, const char* path, F&& getter) {
-  if (!file || !path) return ASDF_VALUE_ERR_UNKNOWN;
-  return capi::guarded(file, ASDF_VALUE_ERR_UNKNOWN, [&]() -> asdf_value_err_t {
-    const auto found = capi::resolve(file->root, path);
-    if (!found) return ASDF_VALUE_ERR_NOT_FOUND;
-    asdf_value v;
-    v.file = file;
-    v.node = found->node;
-    v.path = found->path;
-    v.pointer = found->pointer;
-    return getter(&v);
-  });
+  return capi::at_path(file, path, ASDF_VALUE_ERR_NOT_FOUND, ASDF_VALUE_ERR_UNKNOWN, getter);
 }
 
 /// Run a test on a temporary handle to the value at `path` (false when there is none).
 template <typename F>
 bool test_value(asdf_file* file, const char* path, F&& test) {
-  if (!file || !path) return false;
-  return capi::guarded(file, false, [&] {
-    const auto found = capi::resolve(file->root, path);
-    if (!found) return false;
-    asdf_value v;
-    v.file = file;
-    v.node = found->node;
-    v.path = found->path;
-    v.pointer = found->pointer;
-    return test(&v);
-  });
+  return capi::at_path(file, path, false, false, test);
 }
 
 }  // namespace

@@ -504,11 +504,7 @@ uint64_t asdf_datatype_size(asdf_datatype_t* datatype) {
 }
 
 bool asdf_is_ndarray(asdf_file_t* file, const char* path) {
-  if (!file || !path) return false;
-  return capi::guarded(file, false, [&] {
-    const auto found = capi::resolve(file->root, path);
-    return found && capi::is_ndarray_node(file, found->node);
-  });
+  return capi::at_path(file, path, false, false, asdf_value_is_ndarray);
 }
 
 bool asdf_value_is_ndarray(asdf_value_t* value) {
@@ -526,17 +522,8 @@ asdf_value_err_t asdf_value_as_ndarray(asdf_value_t* value, asdf_ndarray_t** out
 }
 
 asdf_value_err_t asdf_get_ndarray(asdf_file_t* file, const char* path, asdf_ndarray_t** out) {
-  if (!file || !path) return ASDF_VALUE_ERR_UNKNOWN;
-  return capi::guarded(file, ASDF_VALUE_ERR_PARSE_FAILURE, [&] {
-    const auto found = capi::resolve(file->root, path);
-    if (!found) return ASDF_VALUE_ERR_NOT_FOUND;
-    asdf_value v;
-    v.file = file;
-    v.node = found->node;
-    v.path = found->path;
-    v.pointer = found->pointer;
-    return asdf_value_as_ndarray(&v, out);
-  });
+  return capi::at_path(file, path, ASDF_VALUE_ERR_NOT_FOUND, ASDF_VALUE_ERR_UNKNOWN,
+                       [&](asdf_value* v) { return asdf_value_as_ndarray(v, out); });
 }
 
 asdf_value_t* asdf_value_of_ndarray(asdf_file_t* file, const asdf_ndarray_t* ndarray) {

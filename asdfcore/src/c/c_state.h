@@ -100,6 +100,23 @@ struct Found {
 /// Follow `path` from `root`; nothing when a step does not exist or the path is not valid.
 std::optional<Found> resolve(const tree::NodePtr& root, std::string_view path);
 
+/// Run `fn` on a temporary handle to the value at `path` of `file`; `missing` when the path
+/// names nothing, `failure` for a null argument or when `fn` throws.
+template <typename R, typename F>
+R at_path(asdf_file* file, const char* path, R missing, R failure, F&& fn) noexcept {
+  if (!file || !path) return failure;
+  return guarded(file, failure, [&]() -> R {
+    const auto found = resolve(file->root, path);
+    if (!found) return missing;
+    asdf_value v;
+    v.file = file;
+    v.node = found->node;
+    v.path = found->path;
+    v.pointer = found->pointer;
+    return fn(&v);
+  });
+}
+
 /// Make a handle owned by the caller.
 asdf_value* make_value(asdf_file* file, tree::NodePtr node, std::string path, std::string pointer);
 /// Make a handle owned by `file` until inserted or destroyed.

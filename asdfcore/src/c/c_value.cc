@@ -227,6 +227,12 @@ asdf_value_err_t sequence_put(asdf_sequence_t* s, NodePtr node) {
   return ASDF_VALUE_OK;
 }
 
+tree::CollectionStyle style_of(asdf_yaml_node_style_t style) {
+  return style == ASDF_YAML_NODE_STYLE_FLOW    ? tree::CollectionStyle::kFlow
+         : style == ASDF_YAML_NODE_STYLE_BLOCK ? tree::CollectionStyle::kBlock
+                                               : tree::CollectionStyle::kAny;
+}
+
 NodePtr uint_node(std::uint64_t v) {
   return v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())
              ? Node::make_integer_text(std::to_string(v))
@@ -375,11 +381,7 @@ asdf_mapping_t* asdf_mapping_create(asdf_file_t* file) {
 }
 
 void asdf_mapping_set_style(asdf_mapping_t* mapping, asdf_yaml_node_style_t style) {
-  if (Node* m = mapping_node(mapping)) {
-    m->collection_style = style == ASDF_YAML_NODE_STYLE_FLOW    ? tree::CollectionStyle::kFlow
-                          : style == ASDF_YAML_NODE_STYLE_BLOCK ? tree::CollectionStyle::kBlock
-                                                                : tree::CollectionStyle::kAny;
-  }
+  if (Node* m = mapping_node(mapping)) m->collection_style = style_of(style);
 }
 
 asdf_mapping_t* asdf_mapping_copy(asdf_mapping_t* mapping) {
@@ -522,11 +524,7 @@ asdf_sequence_t* asdf_sequence_create(asdf_file_t* file) {
 }
 
 void asdf_sequence_set_style(asdf_sequence_t* sequence, asdf_yaml_node_style_t style) {
-  if (Node* s = sequence_node(sequence)) {
-    s->collection_style = style == ASDF_YAML_NODE_STYLE_FLOW    ? tree::CollectionStyle::kFlow
-                          : style == ASDF_YAML_NODE_STYLE_BLOCK ? tree::CollectionStyle::kBlock
-                                                                : tree::CollectionStyle::kAny;
-  }
+  if (Node* s = sequence_node(sequence)) s->collection_style = style_of(style);
 }
 
 void asdf_sequence_destroy(asdf_sequence_t* sequence) {
