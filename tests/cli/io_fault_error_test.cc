@@ -15,6 +15,7 @@
 #include "cli/batch_support.h"
 #include "support/catch.h"
 #include "support/fault_injection.h"
+#include "support/layers.h"
 #include "support/run.h"
 #include "support/temp_dir.h"
 
@@ -112,6 +113,7 @@ TEST_CASE("convert stops with exit 3, one line and nothing left when writing fai
     CHECK(snapshot(dir.path()) == before);  // no output, no temporary, the inputs unchanged
     fs::remove(fault.log);
   }
+  layer_ran(kLayerInjectedFaults, fault_environment(Fault{}).front());
 }
 
 TEST_CASE("convert stops with exit 3 and one line when the output folder cannot be written",

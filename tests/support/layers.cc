@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "support/run.h"
+
 namespace fitsasdf::test {
 namespace {
 
@@ -32,6 +34,28 @@ bool layer_skipped(const std::string& layer, const std::string& why) {
   const char* require = std::getenv("FITSASDF_REQUIRE_LAYERS");
   return (ci != nullptr && *ci != '\0') ||
          (require != nullptr && std::strcmp(require, "0") != 0 && *require != '\0');
+}
+
+std::optional<std::vector<std::string>> as_non_root(std::string& why) {
+  if (geteuid() != 0) return std::vector<std::string>{};
+  const std::vector<std::string> prefix{"setpriv", "--reuid=65534", "--regid=65534",
+                                        "--clear-groups"};
+  std::vector<std::string> probe = prefix;
+  probe.push_back("true");
+  RunResult r;
+  try {
+    r = run(probe);
+  } catch (const std::exception&) {
+    why = "running as root, and setpriv (util-linux) is not installed";
+    return std::nullopt;
+  }
+  if (r.status != 0) {
+    std::string err = r.err.substr(0, r.err.find('\n'));
+    why = "running as root, and setpriv cannot drop to nobody here" +
+          (err.empty() ? std::string() : ": " + err);
+    return std::nullopt;
+  }
+  return prefix;
 }
 
 }  // namespace fitsasdf::test

@@ -4,11 +4,18 @@
 // ran, and why not, in build/tests/layers.txt; scripts/test-layers.sh prints the table at the
 // end of scripts/test.sh and scripts/sanitize.sh. A missing layer is not a failure, except
 // where it must run: CI set, or FITSASDF_REQUIRE_LAYERS=1.
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "support/catch.h"
 
 namespace fitsasdf::test {
+
+/// The layers (names as scripts/test-layers.sh prints them).
+inline constexpr const char* kLayerInjectedFaults = "I/O faults injected (LD_PRELOAD shim)";
+inline constexpr const char* kLayerRealDiskFull = "disk full: a real tmpfs";
+inline constexpr const char* kLayerNonRoot = "permissions: a non-root user";
 
 /// Record that the layer `layer` ran, and how (e.g. "unshare -Urm").
 void layer_ran(const std::string& layer, const std::string& how);
@@ -16,6 +23,11 @@ void layer_ran(const std::string& layer, const std::string& how);
 /// Record that the layer `layer` could not run and `why`. Return true when a missing layer must
 /// fail the test (CI is set, or FITSASDF_REQUIRE_LAYERS=1).
 bool layer_skipped(const std::string& layer, const std::string& why);
+
+/// Return the words that run a command as a user other than root: none when we are not root;
+/// as root, `setpriv` to nobody (65534). Return nothing, and say `why` in `why`, when root
+/// cannot drop to another user here (no setpriv, no CAP_SETUID).
+std::optional<std::vector<std::string>> as_non_root(std::string& why);
 
 }  // namespace fitsasdf::test
 
