@@ -168,47 +168,34 @@ static int open_common(const char* call, int dirfd, const char* path, int flags,
   return fd;
 }
 
-int open(const char* path, int flags, ...) {
-  mode_t mode = 0;
-  if (flags & (O_CREAT | __O_TMPFILE)) {
-    va_list ap;
-    va_start(ap, flags);
-    mode = va_arg(ap, mode_t);
-    va_end(ap);
+// Declare `mode`: the mode argument of an open call whose last named parameter is `flags`,
+// present only when the call creates a file (0 otherwise).
+#define MODE_ARG(flags)                    \
+  mode_t mode = 0;                         \
+  if ((flags) & (O_CREAT | __O_TMPFILE)) { \
+    va_list ap;                            \
+    va_start(ap, flags);                   \
+    mode = va_arg(ap, mode_t);             \
+    va_end(ap);                            \
   }
+
+int open(const char* path, int flags, ...) {
+  MODE_ARG(flags);
   return open_common("open", AT_FDCWD, path, flags, mode, 0);
 }
 
 int open64(const char* path, int flags, ...) {
-  mode_t mode = 0;
-  if (flags & (O_CREAT | __O_TMPFILE)) {
-    va_list ap;
-    va_start(ap, flags);
-    mode = va_arg(ap, mode_t);
-    va_end(ap);
-  }
+  MODE_ARG(flags);
   return open_common("open64", AT_FDCWD, path, flags, mode, 0);
 }
 
 int openat(int dirfd, const char* path, int flags, ...) {
-  mode_t mode = 0;
-  if (flags & (O_CREAT | __O_TMPFILE)) {
-    va_list ap;
-    va_start(ap, flags);
-    mode = va_arg(ap, mode_t);
-    va_end(ap);
-  }
+  MODE_ARG(flags);
   return open_common("openat", dirfd, path, flags, mode, 1);
 }
 
 int openat64(int dirfd, const char* path, int flags, ...) {
-  mode_t mode = 0;
-  if (flags & (O_CREAT | __O_TMPFILE)) {
-    va_list ap;
-    va_start(ap, flags);
-    mode = va_arg(ap, mode_t);
-    va_end(ap);
-  }
+  MODE_ARG(flags);
   return open_common("openat64", dirfd, path, flags, mode, 1);
 }
 
