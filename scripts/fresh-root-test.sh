@@ -11,6 +11,8 @@
 #   FITSASDF_FRESH_ROOT_CPUS   run the test on these CPUs only (taskset list, e.g. 0 for one
 #                core: nproc, and so every build's -j, follows); default: all
 #   FITSASDF_FRESH_ROOT_STAGE  "deps" to stop after install-deps.sh (measure the set-up only)
+#   FITSASDF_FRESH_ROOT_CCACHE a ccache folder of this machine to compile through (bind-mounted;
+#                ccache installed in the root): a quicker re-run, not a fresh user's timing
 # Prints how long each step took. Needs debootstrap (apt-get install debootstrap).
 set -euo pipefail
 root_src=$(cd "$(dirname "$0")/.." && pwd)
@@ -81,10 +83,19 @@ chmod 1777 "$target/tmp"
 
 cpus=()
 [ -n "${FITSASDF_FRESH_ROOT_CPUS:-}" ] && cpus=(taskset -c "$FITSASDF_FRESH_ROOT_CPUS")
+env_vars=(HOME=/root TERM=dumb LANG=C.UTF-8
+  PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin)
 in_root() {
-  "${cpus[@]}" chroot "$target" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 \
-    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@"
+  "${cpus[@]}" chroot "$target" /usr/bin/env -i "${env_vars[@]}" "$@"
 }
+if [ -n "${FITSASDF_FRESH_ROOT_CCACHE:-}" ]; then
+  bind "$FITSASDF_FRESH_ROOT_CCACHE" "$target/ccache"
+  in_root bash -c 'command -v ccache >/dev/null || { apt-get update -qq &&
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ccache; }'
+  # CMake (3.17+) takes the launchers from the environment.
+  env_vars+=(CCACHE_DIR=/ccache CCACHE_BASEDIR=/work CMAKE_CXX_COMPILER_LAUNCHER=ccache
+    CMAKE_C_COMPILER_LAUNCHER=ccache)
+fi
 
 start=$SECONDS
 in_root bash /work/fitsasdf/scripts/install-deps.sh
