@@ -73,8 +73,11 @@ fi
 cp /etc/resolv.conf "$target/etc/resolv.conf" 2>/dev/null || true
 echo "fresh-root-test.sh: checkout copied in $((SECONDS - start)) s"
 
-# What a chroot on a real machine has: /proc, /sys, /dev (the tests need /dev/null, /dev/ptmx
-# for the terminal test, /proc for the sanitizers), a /tmp of its own.
+# The root a mount point of its own (as arch-chroot makes it), so that unshare -m works inside:
+# the real disk-full layer then mounts its tmpfs in a private mount namespace (a chroot gets no
+# user namespace). What a chroot on a real machine has: /proc, /sys, /dev (the tests need
+# /dev/null, /dev/ptmx for the terminal test, /proc for the sanitizers), a /tmp of its own.
+bind "$target" "$target"
 bind /proc "$target/proc"
 bind /sys "$target/sys"
 bind /dev "$target/dev"
