@@ -11,6 +11,7 @@
 #   FITSASDF_FRESH_ROOT_CPUS   run the test on these CPUs only (taskset list, e.g. 0 for one
 #                core: nproc, and so every build's -j, follows); default: all
 #   FITSASDF_FRESH_ROOT_STAGE  "deps" to stop after install-deps.sh (measure the set-up only)
+#   CI, FITSASDF_REQUIRE_LAYERS  passed into the root (CI=true: every test layer required)
 #   FITSASDF_FRESH_ROOT_CCACHE a ccache folder of this machine to compile through (bind-mounted;
 #                ccache installed in the root): a quicker re-run, not a fresh user's timing
 # Prints how long each step took. Needs debootstrap (apt-get install debootstrap).
@@ -88,6 +89,9 @@ cpus=()
 [ -n "${FITSASDF_FRESH_ROOT_CPUS:-}" ] && cpus=(taskset -c "$FITSASDF_FRESH_ROOT_CPUS")
 env_vars=(HOME=/root TERM=dumb LANG=C.UTF-8
   PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin)
+# CI=true runs it as CI would (every test layer required, warnings as errors).
+[ -n "${CI:-}" ] && env_vars+=(CI="$CI")
+[ -n "${FITSASDF_REQUIRE_LAYERS:-}" ] && env_vars+=(FITSASDF_REQUIRE_LAYERS="$FITSASDF_REQUIRE_LAYERS")
 in_root() {
   "${cpus[@]}" chroot "$target" /usr/bin/env -i "${env_vars[@]}" "$@"
 }
