@@ -103,7 +103,23 @@ int run_batch(const std::vector<std::string>& args) {
     std::cerr << "fitsasdf batch: removed " << stale.size()
               << " temporary files left by an interrupted run\n";
   }
-  ReportFile report(report_path, items.size());
+  // What stops the batch when the report cannot be written: the cause (errno `err`, or the
+  // library's `message` when it names none of the fatal ones) and the report's name.
+  auto report_failure = [&](int err, const std::string& message) {
+    return (fatal_errno(err) ? describe_fatal(err) + ": " : std::string()) +
+           "cannot write the report " + report_path.string() + ": " +
+           (fatal_errno(err) ? std::string(std::strerror(err)) : message);
+  };
+  std::unique_ptr<ReportFile> report_file;
+  try {
+    report_file = std::make_unique<ReportFile>(report_path, items.size());
+  } catch (const asdfcore::Error& e) {
+    std::cerr << "fitsasdf batch: stopped before the first file: "
+              << report_failure(fatal_errno_in(e.message()), e.message())
+              << "; fix this and run the same command again\n";
+    return kExitIo;
+  }
+  ReportFile& report = *report_file;
 
   // From here on SIGINT and SIGTERM are received by the monitor thread only.
   const BlockedSignals signals;
@@ -146,10 +162,7 @@ int run_batch(const std::vector<std::string>& args) {
       counters.bytes_done += item.size;
       ++counters.done;
       if (const int err = report.append(i, outcome.line)) {
-        stop.request(StopReason::kFatal,
-                     (fatal_errno(err) ? describe_fatal(err) + ": " : std::string()) +
-                         "cannot write the report " + report_path.string() + ": " +
-                         std::strerror(err));
+        stop.request(StopReason::kFatal, report_failure(err, std::strerror(err)));
       }
     }
   };
@@ -190,13 +203,24 @@ int run_batch(const std::vector<std::string>& args) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   Line extra;
   extra["seconds"] = seconds;
-  const StopReason reason = stop.reason();
+  StopReason reason = stop.reason();
+  std::string message = stop.message();
   extra["stopped"] = reason == StopReason::kNone          ? Line()
                      : reason == StopReason::kInterrupted ? Line("interrupted")
                                                           : Line("fatal");
-  extra["message"] = stop.message();
-  const Line summary = report.finish(
-      items.size(), [&](std::size_t i) -> const std::string& { return items[i].input; }, extra);
+  extra["message"] = message;
+  Line summary;
+  try {
+    summary = report.finish(
+        items.size(), [&](std::size_t i) -> const std::string& { return items[i].input; }, extra);
+  } catch (const asdfcore::Error& e) {
+    // The report keeps the lines appended so far (the rewrite is atomic), enough to resume;
+    // the batch stops as for any fatal condition, whatever stopped it before.
+    if (reason != StopReason::kFatal) {
+      reason = StopReason::kFatal;
+      message = report_failure(fatal_errno_in(e.message()), e.message());
+    }
+  }
   const std::size_t done = counters.done.load();
   if (!quiet) {
     std::cerr << "fitsasdf batch: " << items.size()
@@ -209,12 +233,12 @@ int run_batch(const std::vector<std::string>& args) {
   const std::string left = std::to_string(items.size() - done) + " of " +
                            std::to_string(items.size()) + " inputs not done";
   if (reason == StopReason::kInterrupted) {
-    std::cerr << "fitsasdf batch: " << stop.message() << ": " << left
+    std::cerr << "fitsasdf batch: " << message << ": " << left
               << "; run the same command again to resume\n";
     return kExitInterrupted;
   }
   if (reason == StopReason::kFatal) {
-    std::cerr << "fitsasdf batch: stopped: " << stop.message() << "; " << left
+    std::cerr << "fitsasdf batch: stopped: " << message << "; " << left
               << "; fix this and run the same command again to resume\n";
     return kExitIo;
   }

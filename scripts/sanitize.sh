@@ -5,7 +5,12 @@
 # ctest. Assumes the dependencies are installed (scripts/install-deps.sh).
 #
 # Only our binaries are instrumented: the interop tests' /usr/bin/python3 inherits the *_OPTIONS
-# variables below but never loads the sanitizer runtime (nothing is put in LD_PRELOAD).
+# variables below but never loads the sanitizer runtime (nothing is put in LD_PRELOAD). The one
+# exception is the fault-injection shim (tests/support/fault_shim.c, not instrumented): the
+# tests preload it into the CLI after the ASan runtime, which must come first.
+# At the end, pass or fail, it prints which environment-dependent test layers ran
+# (scripts/test-layers.sh), unless FITSASDF_NO_LAYER_TABLE is set (scripts/test.sh prints one
+# table for both builds).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${FITSASDF_ASAN_BUILD_DIR:-$root/build-asan}
@@ -29,5 +34,9 @@ ulimit -S -s 65536 2>/dev/null || echo "sanitize.sh: cannot raise the stack limi
 FITSASDF_BUILD_DIR=$build bash "$root/scripts/build.sh" \
   -DFITSASDF_SANITIZE="address;undefined" \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g -DNDEBUG"
+if [ -z "${FITSASDF_NO_LAYER_TABLE:-}" ]; then
+  trap 'bash "$root/scripts/test-layers.sh" "$build"' EXIT
+fi
+rm -f "$build/tests/layers.txt"
 cd "$build"
 ctest --output-on-failure -j 2 "$@"

@@ -7,6 +7,8 @@
 # with a fixed seed (scripts/fuzz.sh --smoke).
 # A developer can skip the last two stages locally with FITSASDF_SKIP_SANITIZERS=1; CI (CI set)
 # always runs them. Extra arguments go to both ctest runs.
+# At the end, pass or fail, it prints which environment-dependent test layers ran and which
+# could not, and why (scripts/test-layers.sh: a real full disk, a non-root user, ...).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/scripts/install-deps.sh"
@@ -15,6 +17,9 @@ bash "$root/scripts/install-deps.sh"
 start=$SECONDS
 bash "$root/scripts/build.sh"
 build=${FITSASDF_BUILD_DIR:-$root/build}
+layer_builds=("$build")
+trap 'bash "$root/scripts/test-layers.sh" "${layer_builds[@]}"' EXIT
+rm -f "$build/tests/layers.txt"
 cd "$build"
 ctest --output-on-failure -j "$(nproc)" "$@"
 echo "test.sh: normal build and tests passed in $((SECONDS - start)) s"
@@ -27,7 +32,8 @@ if [ -n "${FITSASDF_SKIP_SANITIZERS:-}" ] && [ "${FITSASDF_SKIP_SANITIZERS}" != 
   exit 0
 fi
 start=$SECONDS
-bash "$root/scripts/sanitize.sh" "$@"
+layer_builds+=("${FITSASDF_ASAN_BUILD_DIR:-$root/build-asan}")
+FITSASDF_NO_LAYER_TABLE=1 bash "$root/scripts/sanitize.sh" "$@"
 echo "test.sh: sanitizer build and tests (ASan+UBSan+LSan, every test but the install:* tests) passed in $((SECONDS - start)) s"
 start=$SECONDS
 FITSASDF_CLI="$build/cli/fitsasdf" bash "$root/scripts/fuzz.sh" --smoke

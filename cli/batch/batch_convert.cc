@@ -46,6 +46,8 @@ bool fatal_error(const asdfcore::Error& e, const fs::path& output, std::string& 
                                        file.filename().string().rfind(
                                            "." + output.filename().string() + ".tmp-", 0) == 0);
   if (!ours) return false;
+  // Reading an input while copying it into the output (AtomicFile::copy_from) names the output.
+  if (e.message().find("cannot read") != std::string::npos) return false;
   const int code = fatal_errno_in(e.message());
   if (code == 0) return false;
   why = describe_fatal(code) + ": " + e.what();

@@ -10,7 +10,7 @@
 namespace fitsasdf::cli::batch {
 namespace {
 
-constexpr int kFatalCodes[] = {ENOSPC, EDQUOT, EROFS, EACCES, EPERM};
+constexpr int kFatalCodes[] = {ENOSPC, EDQUOT, EROFS, EACCES, EPERM, EIO};
 
 }  // namespace
 
@@ -77,6 +77,9 @@ std::string describe_fatal(int code) {
       break;
     case EROFS:
       what = "the output file system is read-only";
+      break;
+    case EIO:
+      what = "the output device failed";
       break;
     default:
       what = "the output folder is not writable";

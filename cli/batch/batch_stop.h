@@ -55,7 +55,8 @@ class BlockedSignals {
 
 /// Return true when `code` (an errno value) means the output side cannot go on: no space
 /// (ENOSPC), quota exceeded (EDQUOT), read-only file system (EROFS), permission denied
-/// (EACCES, EPERM).
+/// (EACCES, EPERM), a failing device (EIO: every later output would fail the same way, and the
+/// input is not to blame).
 bool fatal_errno(int code) noexcept;
 
 /// Return the errno value whose message (strerror) ends `message`, or 0 when it names none of

@@ -15,6 +15,7 @@
 #include "asdfcore/format/container.h"
 #include "support/catch.h"
 #include "support/fits_builder.h"
+#include "support/layers.h"
 #include "support/paths.h"
 #include "support/run.h"
 #include "support/temp_dir.h"
@@ -230,18 +231,32 @@ TEST_CASE("convert reports files it cannot read or write with exit 3 and no outp
     CHECK(r.err.find(output.parent_path().filename().string()) != std::string::npos);
     CHECK(listing(dir.path()) == before);
   }
-  if (geteuid() != 0) {  // root writes anywhere
-    fs::create_directory(dir / "read_only");
-    fs::permissions(dir / "read_only", fs::perms::owner_read | fs::perms::owner_exec);
-    const RunResult r = run_cli({"convert", (dir / "image.fits").string(), "-o",
-                                 (dir / "read_only" / "out.asdf").string()});
-    INFO(r.err);
-    CHECK(r.status == 3);
-    CHECK(lines(r.err) == 1);
-    CHECK(r.err.find("read_only") != std::string::npos);
-    CHECK(listing(dir / "read_only").empty());
-    fs::permissions(dir / "read_only", fs::perms::owner_all);
+  // A folder without write permission, for real (io_fault_error_test.cc injects EACCES in every
+  // environment). Root writes anywhere: as root the command runs as nobody (setpriv), and the
+  // layer is recorded as skipped where root cannot drop to another user.
+  std::string why;
+  const auto prefix = as_non_root(why);
+  if (!prefix) FITSASDF_SKIP_LAYER(kLayerNonRoot, why);
+  if (geteuid() == 0) {  // nobody must reach the input
+    fs::permissions(dir.path(),
+                    fs::perms::all & ~fs::perms::group_write & ~fs::perms::others_write);
   }
+  fs::create_directory(dir / "read_only");
+  fs::permissions(dir / "read_only", fs::perms::owner_read | fs::perms::owner_exec |
+                                         fs::perms::others_read | fs::perms::others_exec);
+  std::vector<std::string> argv = *prefix;
+  argv.insert(argv.end(), {cli_path().string(), "convert", (dir / "image.fits").string(), "-o",
+                           (dir / "read_only" / "out.asdf").string()});
+  const RunResult r = run(argv);
+  INFO(r.err);
+  CHECK(r.status == 3);
+  CHECK(lines(r.err) == 1);
+  CHECK(r.err.find("read_only") != std::string::npos);
+  CHECK(r.err.find("Permission denied") != std::string::npos);
+  CHECK(listing(dir / "read_only").empty());
+  fs::permissions(dir / "read_only", fs::perms::owner_all);
+  layer_ran(kLayerNonRoot,
+            geteuid() == 0 ? "as nobody through setpriv" : "as uid " + std::to_string(geteuid()));
 }
 
 TEST_CASE("convert rejects a wrong command line with exit 4 and no output", "[cli][convert]") {

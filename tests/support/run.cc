@@ -26,7 +26,26 @@ RunResult run_cli(std::vector<std::string> args) {
   return run(args);
 }
 
-RunResult run(const std::vector<std::string>& argv, const std::string& input) {
+namespace {
+
+/// Our environment with the "NAME=VALUE" entries of `extra` set (replacing ours of that NAME).
+std::vector<std::string> environment_with(const std::vector<std::string>& extra) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry(*e);
+    const std::string name = entry.substr(0, entry.find('=') + 1);
+    bool replaced = false;
+    for (const auto& x : extra) replaced = replaced || x.rfind(name, 0) == 0;
+    if (!replaced) env.push_back(entry);
+  }
+  env.insert(env.end(), extra.begin(), extra.end());
+  return env;
+}
+
+}  // namespace
+
+RunResult run(const std::vector<std::string>& argv, const std::string& input,
+              const std::vector<std::string>& env) {
   std::signal(SIGPIPE, SIG_IGN);  // a child that does not read its input must not kill us
   int in[2], out[2], err[2];
   if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
@@ -40,8 +59,17 @@ RunResult run(const std::vector<std::string>& argv, const std::string& input) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  std::vector<std::string> env_entries;
+  std::vector<char*> env_pointers;
+  char** child_env = environ;
+  if (!env.empty()) {
+    env_entries = environment_with(env);
+    for (auto& e : env_entries) env_pointers.push_back(e.data());
+    env_pointers.push_back(nullptr);
+    child_env = env_pointers.data();
+  }
   pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
+  const int rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), child_env);
   posix_spawn_file_actions_destroy(&fa);
   close(in[0]);
   close(out[1]);

@@ -11,8 +11,11 @@ struct RunResult {
   std::string err;      ///< Standard error.
 };
 
-/// Run `argv` (no shell) with an optional standard input and wait for it.
-RunResult run(const std::vector<std::string>& argv, const std::string& input = "");
+/// Run `argv` (no shell) with an optional standard input and wait for it. `env` holds
+/// "NAME=VALUE" entries set in the child's environment on top of ours (replacing ours of the
+/// same NAME).
+RunResult run(const std::vector<std::string>& argv, const std::string& input = "",
+              const std::vector<std::string>& env = {});
 
 /// Run the built `fitsasdf` executable with `args` (no shell) and wait for it.
 RunResult run_cli(std::vector<std::string> args);
