@@ -375,8 +375,8 @@ asdf_value_err_t asdf_get_string(asdf_file_t* file, const char* path, const char
       std::size_t n = 0;
       const asdf_value_err_t err = asdf_value_as_string(v, &p, &n);
       if (err == ASDF_VALUE_OK) {
-        file->texts.emplace_back(p, n);
-        if (out) *out = file->texts.back().data();
+        const std::string& kept = file->keep_text(v->node, std::string(p, n));
+        if (out) *out = kept.data();
         if (out_len) *out_len = n;
       }
       return err;
@@ -400,8 +400,8 @@ asdf_value_err_t asdf_get_scalar(asdf_file_t* file, const char* path, const char
     std::size_t n = 0;
     const asdf_value_err_t err = asdf_value_as_scalar(v, &p, &n);
     if (err == ASDF_VALUE_OK) {
-      file->texts.emplace_back(p, n);  // the handle's scratch goes with the handle
-      if (out) *out = file->texts.back().c_str();
+      const std::string& kept = file->keep_text(v->node, std::string(p, n));  // v goes now
+      if (out) *out = kept.c_str();
       if (out_len) *out_len = n;
     }
     return err;

@@ -5,7 +5,7 @@
 #include <asdf.h>
 
 #include <cstdint>
-#include <deque>
+#include <map>
 #include <exception>
 #include <memory>
 #include <new>
@@ -36,7 +36,16 @@ struct asdf_file {
   asdf_error_code_t code = ASDF_ERR_NONE;
   int error_errno = 0;
   std::set<asdf_value*> floating;                     ///< Made here, not yet in the tree.
-  std::deque<std::string> texts;                      ///< Texts handed out by path getters.
+  /// Texts handed out by the path getters, one per node (kept alive with it), so that asking
+  /// again for the same value does not grow the file.
+  std::map<const asdfcore::tree::Node*, std::pair<asdfcore::tree::NodePtr, std::string>> texts;
+
+  /// Keep `text`, the text of `node`, as long as the file is open; return the kept text (the
+  /// one kept before for this node, when there is one: a scalar node never changes, and a text
+  /// already handed out stays valid).
+  const std::string& keep_text(const asdfcore::tree::NodePtr& node, std::string text) {
+    return texts.try_emplace(node.get(), node, std::move(text)).first->second.second;
+  }
 };
 
 /// A handle to one node: where it is (libasdf path and JSON Pointer) and scratch space for

@@ -240,6 +240,10 @@ TEST_CASE("C API: scalars are typed and converted as libasdf does", "[c_api]") {
   CHECK(std::string(s) == "2024-03-01T12:30:00");
   CHECK(asdf_get_scalar0(f, "small", &s) == ASDF_VALUE_OK);
   CHECK(std::string(s) == "42");
+  const char* again = nullptr;  // asking again keeps the first text valid
+  CHECK(asdf_get_scalar0(f, "small", &again) == ASDF_VALUE_OK);
+  CHECK(again == s);
+  CHECK(std::string(s) == "42");
   CHECK(asdf_get_scalar0(f, "pi", &s) == ASDF_VALUE_OK);
   CHECK(std::string(s) == "3.25");
   CHECK(asdf_get_scalar(f, "yes_bool", &s, &len) == ASDF_VALUE_OK);
