@@ -141,6 +141,17 @@ struct MetaBox {
   std::vector<const asdf_extension_metadata_t*> extension_list;
 };
 
+/// Return part `n` (0: major, 1: minor, 2: patch) of the library's version "X.Y.Z".
+constexpr unsigned version_part(int n) {
+  const char* p = asdfcore::kVersion;
+  for (; n > 0 && *p != '\0'; ++p) {
+    if (*p == '.') --n;
+  }
+  unsigned value = 0;
+  for (; *p >= '0' && *p <= '9'; ++p) value = value * 10U + static_cast<unsigned>(*p - '0');
+  return value;
+}
+
 template <typename Box>
 Box* box_of(void* pub) {
   return reinterpret_cast<Box*>(pub);  // the public struct is each box's first member
@@ -150,7 +161,8 @@ Box* box_of(void* pub) {
 
 extern "C" {
 
-asdf_version_t libasdf_version = {asdfcore::kVersion, 0, 0, 0, ""};
+asdf_version_t libasdf_version = {asdfcore::kVersion, version_part(0), version_part(1),
+                                  version_part(2), ""};
 asdf_software_t libasdf_software = {"fitsasdf", &libasdf_version, "The fitsasdf Developers",
                                     nullptr};
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "asdfcore/api/api_support.h"
+#include "asdfcore/version.h"
 #include "asdfcore/c_api/c_api_support.h"
 #include "fitsasdf/c/convert.h"
 #include "support/catch.h"
@@ -255,6 +256,9 @@ TEST_CASE("C API: asdf_get_meta, software records and history entries", "[c_api]
   CHECK(tag->version->minor == 1);
   asdf_tag_destroy(tag);
   CHECK(std::string(libasdf_software.name) == "fitsasdf");
+  CHECK(std::string(libasdf_software.version->version) == asdfcore::kVersion);
+  CHECK(std::to_string(libasdf_version.major) + "." + std::to_string(libasdf_version.minor) + "." +
+            std::to_string(libasdf_version.patch) == asdfcore::kVersion);
   CHECK(std::string(asdf_scalar_datatype_to_string(ASDF_DATATYPE_UCS4)) == "ucs4");
   CHECK(asdf_scalar_datatype_from_string("complex128") == ASDF_DATATYPE_COMPLEX128);
   CHECK(asdf_scalar_datatype_from_string("int7") == ASDF_DATATYPE_UNKNOWN);
