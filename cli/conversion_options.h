@@ -11,29 +11,10 @@
 #include "command_line.h"
 #include "limit_options.h"
 #include "fitsasdf/convert.h"
+#include "fitsasdf/output_names.h"
 #include "fitsasdf/to_fits.h"
 
 namespace fitsasdf::cli {
-
-/// `input` with its FITS extensions (.fits, .fit, .fts, and .gz/.bz2/.Z/.fz after them) replaced
-/// by .asdf.
-inline std::string default_output(const std::string& input) {
-  std::filesystem::path p(input);
-  for (const char* outer : {".gz", ".bz2", ".Z", ".fz"}) {
-    if (p.extension() == outer) p.replace_extension();
-  }
-  for (const char* ext : {".fits", ".fit", ".fts", ".FITS", ".FIT"}) {
-    if (p.extension() == ext) p.replace_extension();
-  }
-  return p.string() + ".asdf";
-}
-
-/// `input` with .asdf replaced by .fits (.fits appended for any other name).
-inline std::string default_fits_name(const std::string& input) {
-  std::filesystem::path p(input);
-  if (p.extension() == ".asdf" || p.extension() == ".ASDF") p.replace_extension();
-  return p.string() + ".fits";
-}
 
 /// True when the file starts like an ASDF file ("#ASDF"); false for anything else, a missing
 /// file included (the FITS reader then says what is wrong).

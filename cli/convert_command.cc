@@ -96,7 +96,7 @@ int run_convert(const std::vector<std::string>& args) {
   const ConvertOptions options = fits_to_asdf_options(vm);
   const std::string input = vm["input"].as<std::string>();
   const std::string output =
-      vm.count("output") ? vm["output"].as<std::string>() : default_output(input);
+      vm.count("output") ? vm["output"].as<std::string>() : default_asdf_name(input);
   print_report(convert_fits_to_asdf(input, output, options), vm);
   return kExitOk;
 }

@@ -120,7 +120,7 @@ std::vector<Item> list_items(const std::vector<std::string>& roots, const fs::pa
     const auto size = fs::file_size(item.input, ec);
     item.size = ec ? 0 : size;
     item.output = (outdir / (item.asdf_input ? default_fits_name(item.relative)
-                                             : default_output(item.relative)))
+                                             : default_asdf_name(item.relative)))
                       .lexically_normal()
                       .string();
     const auto [at, fresh] = claimed.emplace(item.output, i);

@@ -11,6 +11,7 @@
 #include "asdfcore/error.h"
 #include "compare/file_kind.h"
 #include "fitsasdf/convert.h"
+#include "fitsasdf/output_names.h"
 #include "fitsasdf/to_fits.h"
 #include "fitsasdf/verify.h"
 
@@ -34,17 +35,6 @@ std::string current_error() {
   }
 }
 
-std::string with_extension(const std::string& input, const char* extension) {
-  std::filesystem::path p(input);
-  const std::string ext = p.extension().string();
-  if (ext == ".fits" || ext == ".fit" || ext == ".fts" || ext == ".asdf" || ext == ".gz" ||
-      ext == ".bz2" || ext == ".Z" || ext == ".FITS" || ext == ".ASDF") {
-    p.replace_extension();
-    if (p.extension() == ".fits" || p.extension() == ".fit") p.replace_extension();
-  }
-  return p.string() + extension;
-}
-
 }  // namespace
 
 extern "C" {
@@ -57,9 +47,18 @@ int fitsasdf_convert(const char* input, const char* output, char** message) {
   }
   try {
     if (fitsasdf::compare::file_kind(input) == fitsasdf::compare::FileKind::kAsdf) {
-      fitsasdf::convert_asdf_to_fits(input, output ? output : with_extension(input, ".fits"));
+      const std::string out = output ? output : fitsasdf::default_fits_name(input);
+      // As `fitsasdf convert` does: the default name is likely the FITS file the ASDF file was
+      // made from, which is never overwritten unasked.
+      if (!output && std::filesystem::exists(out)) {
+        throw asdfcore::Error(asdfcore::ErrorCode::kInvalidArgument,
+                              "the default output " + out +
+                                  " exists (perhaps the FITS file this ASDF file came from); give "
+                                  "an output name to choose where to write");
+      }
+      fitsasdf::convert_asdf_to_fits(input, out);
     } else {
-      fitsasdf::convert_fits_to_asdf(input, output ? output : with_extension(input, ".asdf"));
+      fitsasdf::convert_fits_to_asdf(input, output ? output : fitsasdf::default_asdf_name(input));
     }
     return FITSASDF_OK;
   } catch (...) {

@@ -2,6 +2,7 @@
 // back by python asdf 2.14 with validation on and no warning; the core metadata getters; and
 // fitsasdf's C conversion functions.
 #include <cstdio>
+#include <filesystem>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -286,6 +287,19 @@ TEST_CASE("C API: fitsasdf_convert and fitsasdf_verify", "[c_api]") {
   CHECK(std::string(message).find("missing.fits") != std::string::npos);
   std::free(message);
   CHECK(fitsasdf_convert(nullptr, nullptr, nullptr) == FITSASDF_ERROR);
+  // Default names: FITS -> name.asdf; back to FITS refuses to overwrite name.fits.
+  const std::string named = (dir.path() / "named.fits").string();
+  std::filesystem::copy_file(fits, named);
+  REQUIRE(fitsasdf_convert(named.c_str(), nullptr, nullptr) == FITSASDF_OK);
+  const std::string named_asdf = (dir.path() / "named.asdf").string();
+  REQUIRE(std::filesystem::exists(named_asdf));
+  const auto before = std::filesystem::file_size(named);
+  CHECK(fitsasdf_convert(named_asdf.c_str(), nullptr, &message) == FITSASDF_ERROR);
+  REQUIRE(message);
+  CHECK(std::string(message).find("exists") != std::string::npos);
+  std::free(message);
+  CHECK(std::filesystem::file_size(named) == before);
+  CHECK(fitsasdf_verify(named.c_str(), named_asdf.c_str(), nullptr) == FITSASDF_OK);
   // A different file is reported as such.
   const std::string other = (fitsasdf::test::corpus_dir() / "fits-astropy" / "arange.fits").string();
   CHECK(fitsasdf_verify(fits.c_str(), other.c_str(), &message) == FITSASDF_DIFFERENT);

@@ -18,7 +18,8 @@ extern "C" {
 
 /** Convert `input` to `output`, the direction chosen by the input's content: a FITS file (plain
  * or compressed) becomes ASDF, an ASDF file holding FITS HDUs becomes FITS; default options,
- * the output appears only when complete. `output` NULL: the input's name with .asdf (or .fits).
+ * the output appears only when complete. `output` NULL: the input's name with .asdf (or .fits;
+ * refused when that file exists, as it is likely the FITS file the ASDF file came from).
  * Returns FITSASDF_OK or FITSASDF_ERROR. When `message` is not NULL, *message is set to a
  * malloc'ed text the caller frees with free(): on failure the error (naming the file and the
  * HDU or byte offset), on success NULL. */

@@ -1,0 +1,17 @@
+#pragma once
+/// \file
+/// The output names `convert` and `batch` (and the C function `fitsasdf_convert`) choose when
+/// none is given.
+
+#include <string>
+
+namespace fitsasdf {
+
+/// Return `input` with its FITS extensions (.fits, .fit, .fts, and .gz/.bz2/.Z/.fz after them)
+/// replaced by .asdf.
+std::string default_asdf_name(const std::string& input);
+
+/// Return `input` with .asdf replaced by .fits (.fits appended to any other name).
+std::string default_fits_name(const std::string& input);
+
+}  // namespace fitsasdf
