@@ -485,9 +485,7 @@ FITSASDF_PATH_SETTER(int64, int64_t, Node::make_int(val))
 FITSASDF_PATH_SETTER(uint8, uint8_t, Node::make_int(val))
 FITSASDF_PATH_SETTER(uint16, uint16_t, Node::make_int(val))
 FITSASDF_PATH_SETTER(uint32, uint32_t, Node::make_int(val))
-FITSASDF_PATH_SETTER(uint64, uint64_t,
-                     val > static_cast<uint64_t>(INT64_MAX) ? Node::make_integer_text(std::to_string(val))
-                                                            : Node::make_int(static_cast<int64_t>(val)))
+FITSASDF_PATH_SETTER(uint64, uint64_t, capi::uint_node(val))
 FITSASDF_PATH_SETTER(float, float, Node::make_float(static_cast<double>(val)))
 FITSASDF_PATH_SETTER(double, double, Node::make_float(val))
 #undef FITSASDF_PATH_SETTER

@@ -384,19 +384,26 @@ asdf_ndarray_err_t read_tile(asdf_ndarray_t* a, const std::uint64_t* origin,
   const std::vector<nd::SwapRun> plan = swap ? dtype.swap_plan(nd::native_byte_order())
                                              : std::vector<nd::SwapRun>{};
   bool overflow = false;
+  // Elements that need neither conversion nor swapping and lie side by side along the last
+  // dimension are copied a row at a time.
+  const std::size_t last = ndim > 0 ? ndim - 1 : 0;
+  const bool by_row = identity && !swap && ndim > 0 && strides[last] == static_cast<std::int64_t>(item);
+  const std::uint64_t run = by_row ? tile[last] : 1;
   std::vector<std::uint64_t> index(ndim, 0);
-  for (std::uint64_t i = 0; i < count; ++i) {
+  for (std::uint64_t i = 0; i < count; i += run) {
     std::int64_t at = static_cast<std::int64_t>(array->offset());
     for (std::size_t d = 0; d < ndim; ++d) at += static_cast<std::int64_t>(origin[d] + index[d]) * strides[d];
     const std::uint8_t* p = data->data() + at;
-    if (identity) {
+    if (by_row) {
+      std::memcpy(out, p, run * item);
+    } else if (identity) {
       std::memcpy(out, p, item);
       if (swap) swap_element(out, plan);
     } else {
       overflow |= store(out, want, load(p, src, swap));
     }
-    out += out_item;
-    for (std::size_t d = ndim; d-- > 0;) {  // the next index in C order
+    out += run * out_item;
+    for (std::size_t d = by_row ? last : ndim; d-- > 0;) {  // the next index in C order
       if (++index[d] < tile[d]) break;
       index[d] = 0;
     }

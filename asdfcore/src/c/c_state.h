@@ -134,6 +134,9 @@ asdf_value* make_floating(asdf_file* file, tree::NodePtr node,
 /// Free a handle that has been inserted into the tree (or destroyed).
 void release_value(asdf_value* value) noexcept;
 
+/// Make an integer node of `value` (beyond int64 as decimal text).
+tree::NodePtr uint_node(std::uint64_t value);
+
 /// Set `node` at `path` of `file`'s tree, creating the containers on the way.
 asdf_value_err_t set_at(asdf_file* file, const char* path, tree::NodePtr node);
 

@@ -43,6 +43,12 @@ void release_value(asdf_value* value) noexcept {
   delete value;
 }
 
+NodePtr uint_node(std::uint64_t value) {
+  return value > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())
+             ? Node::make_integer_text(std::to_string(value))
+             : Node::make_int(static_cast<std::int64_t>(value));
+}
+
 std::optional<std::string> scalar_text(const Node& node) {
   switch (node.kind()) {
     case NodeKind::kNull:
@@ -233,11 +239,6 @@ tree::CollectionStyle style_of(asdf_yaml_node_style_t style) {
                                                : tree::CollectionStyle::kAny;
 }
 
-NodePtr uint_node(std::uint64_t v) {
-  return v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())
-             ? Node::make_integer_text(std::to_string(v))
-             : Node::make_int(static_cast<std::int64_t>(v));
-}
 
 NodePtr string_node(const char* s, std::size_t len) {
   return Node::make_string(s ? std::string(s, len) : std::string());
@@ -453,7 +454,7 @@ FITSASDF_MAPPING_SETTER(int64, int64_t, Node::make_int(val))
 FITSASDF_MAPPING_SETTER(uint8, uint8_t, Node::make_int(val))
 FITSASDF_MAPPING_SETTER(uint16, uint16_t, Node::make_int(val))
 FITSASDF_MAPPING_SETTER(uint32, uint32_t, Node::make_int(val))
-FITSASDF_MAPPING_SETTER(uint64, uint64_t, uint_node(val))
+FITSASDF_MAPPING_SETTER(uint64, uint64_t, capi::uint_node(val))
 FITSASDF_MAPPING_SETTER(float, float, Node::make_float(static_cast<double>(val)))
 FITSASDF_MAPPING_SETTER(double, double, Node::make_float(val))
 FITSASDF_MAPPING_SETTER(string0, const char*, string_node(val, val ? std::strlen(val) : 0))
@@ -551,7 +552,7 @@ FITSASDF_SEQUENCE_APPEND(int64, int64_t, Node::make_int(val))
 FITSASDF_SEQUENCE_APPEND(uint8, uint8_t, Node::make_int(val))
 FITSASDF_SEQUENCE_APPEND(uint16, uint16_t, Node::make_int(val))
 FITSASDF_SEQUENCE_APPEND(uint32, uint32_t, Node::make_int(val))
-FITSASDF_SEQUENCE_APPEND(uint64, uint64_t, uint_node(val))
+FITSASDF_SEQUENCE_APPEND(uint64, uint64_t, capi::uint_node(val))
 FITSASDF_SEQUENCE_APPEND(float, float, Node::make_float(static_cast<double>(val)))
 FITSASDF_SEQUENCE_APPEND(double, double, Node::make_float(val))
 FITSASDF_SEQUENCE_APPEND(string0, const char*, string_node(val, val ? std::strlen(val) : 0))
@@ -631,7 +632,7 @@ FITSASDF_SEQUENCE_OF(int64, int64_t, Node::make_int(val))
 FITSASDF_SEQUENCE_OF(uint8, uint8_t, Node::make_int(val))
 FITSASDF_SEQUENCE_OF(uint16, uint16_t, Node::make_int(val))
 FITSASDF_SEQUENCE_OF(uint32, uint32_t, Node::make_int(val))
-FITSASDF_SEQUENCE_OF(uint64, uint64_t, uint_node(val))
+FITSASDF_SEQUENCE_OF(uint64, uint64_t, capi::uint_node(val))
 FITSASDF_SEQUENCE_OF(float, float, Node::make_float(static_cast<double>(val)))
 FITSASDF_SEQUENCE_OF(double, double, Node::make_float(val))
 #undef FITSASDF_SEQUENCE_OF
@@ -906,7 +907,7 @@ FITSASDF_INTEGER_VALUE(int64, int64_t, Node::make_int(val))
 FITSASDF_INTEGER_VALUE(uint8, uint8_t, Node::make_int(val))
 FITSASDF_INTEGER_VALUE(uint16, uint16_t, Node::make_int(val))
 FITSASDF_INTEGER_VALUE(uint32, uint32_t, Node::make_int(val))
-FITSASDF_INTEGER_VALUE(uint64, uint64_t, uint_node(val))
+FITSASDF_INTEGER_VALUE(uint64, uint64_t, capi::uint_node(val))
 #undef FITSASDF_INTEGER_VALUE
 
 bool asdf_value_is_float(asdf_value_t* value) {
