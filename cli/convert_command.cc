@@ -4,13 +4,13 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <nlohmann/json.hpp>
 
 #include "command_line.h"
 #include "commands.h"
 #include "conversion_options.h"
 #include "exit_codes.h"
 #include "fitsasdf/convert.h"
+#include "fitsasdf/report_json.h"
 #include "fitsasdf/to_fits.h"
 
 namespace po = boost::program_options;
@@ -32,22 +32,7 @@ std::string default_fits_output(const std::string& input) {
 
 void print_report(const ConversionReport& report, const po::variables_map& vm) {
   if (vm.count("json")) {
-    nlohmann::ordered_json j;
-    j["input"] = report.input;
-    j["output"] = report.output;
-    j["fits_tag"] = report.fits_tag;
-    j["bytes_in"] = report.bytes_in;
-    j["bytes_out"] = report.bytes_out;
-    j["hdus"] = nlohmann::ordered_json::array();
-    for (const auto& h : report.hdus) {
-      j["hdus"].push_back(
-          {{"index", h.index}, {"kind", h.kind}, {"name", h.name}, {"notes", h.notes}});
-    }
-    j["findings"] = nlohmann::ordered_json::array();
-    for (const auto& f : report.all_findings()) {
-      j["findings"].push_back({{"hdu", f.hdu}, {"code", f.code}, {"message", f.message}});
-    }
-    std::cout << j.dump(1) << "\n";
+    std::cout << to_json(report, 1) << "\n";
   } else if (!vm.count("quiet")) {
     std::cout << report.input << " -> " << report.output << " (" << report.hdus.size() << " HDUs, "
               << report.bytes_in << " -> " << report.bytes_out << " bytes)\n";

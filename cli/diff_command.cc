@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "compare_report.h"
 #include "exit_codes.h"
+#include "fitsasdf/report_json.h"
 #include "fitsasdf/diff.h"
 
 namespace po = boost::program_options;
@@ -64,7 +65,7 @@ int run_diff(const std::vector<std::string>& args) {
   }
   const DiffReport report = diff_files(files[0], files[1], options);
   if (vm.count("json")) {
-    std::cout << diff_json(report).dump(1) << "\n";
+    std::cout << to_json(report, 1) << "\n";
   } else if (!vm.count("quiet")) {
     print_diff(std::cout, report);
   }

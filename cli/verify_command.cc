@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "compare_report.h"
 #include "exit_codes.h"
+#include "fitsasdf/report_json.h"
 #include "limit_options.h"
 #include "fitsasdf/verify.h"
 
@@ -45,7 +46,7 @@ int run_verify(const std::vector<std::string>& args) {
   const VerifyReport report = files.size() == 1 ? verify_round_trip(files[0], options)
                                                 : verify_pair(files[0], files[1], options);
   if (vm.count("json")) {
-    std::cout << verify_json(report).dump(1) << "\n";
+    std::cout << to_json(report, 1) << "\n";
   } else if (!vm.count("quiet")) {
     print_verify(std::cout, report);
   }
