@@ -192,6 +192,14 @@ class Tree {
   Tree& operator=(const Array& array);
   /// Replace this node by `other`'s node (shared, not copied).
   Tree& operator=(const Tree& other);
+  /// Replace this node by `node`, a node of the lower-level tree API (shared, not copied): any
+  /// kind the assignments above do not make (timestamps, binary, integers beyond 64 bits,
+  /// mappings whose keys are not strings). Nodes made by `array_node` of this tree may lie
+  /// anywhere inside it. Returns this handle.
+  Tree& set_node(tree::NodePtr node);
+  /// Return a new node standing for `array` in this tree, to be placed inside a node given to
+  /// `set_node` (the lower-level way of `operator=(const Array&)`).
+  tree::NodePtr array_node(const Array& array);
   /// Make a second handle to the place `other` names.
   Tree(const Tree& other) = default;
 

@@ -344,6 +344,13 @@ Tree& Tree::operator=(const Tree& other) {
   return replace(other.node_);
 }
 
+Tree& Tree::set_node(NodePtr node) {
+  if (!node) throw Error(ErrorCode::kInvalidArgument, "Tree::set_node: the node is null");
+  return replace(std::move(node));
+}
+
+NodePtr Tree::array_node(const Array& array) { return context_->add(array); }
+
 Tree& Tree::tag(std::string uri) {
   node_->set_tag(std::move(uri));
   return *this;

@@ -159,3 +159,37 @@ text: "2024-03-01"
   CHECK(rec["tree"]["day"] == json{{"$datetime", "2002-12-14"}});
   CHECK(rec["tree"]["text"] == "2024-03-01");
 }
+
+TEST_CASE("Tree::set_node puts lower-level nodes in a tree, with arrays from array_node inside",
+          "[api]") {
+  namespace tree = asdfcore::tree;
+  Tree t;
+  const std::vector<std::int32_t> values{1, 2, 3, 4};
+  // A mapping with a key that is not a string, a timestamp, binary and an integer past 64 bits:
+  // kinds the assignments do not make.
+  const tree::NodePtr node = tree::Node::make_mapping();
+  node->entries().emplace_back(tree::Node::make_int(7), tree::Node::make_string("seven"));
+  node->entries().emplace_back(tree::Node::make_string("when"),
+                               tree::Node::make_timestamp("2024-03-01T12:30:00Z"));
+  node->entries().emplace_back(tree::Node::make_string("raw"),
+                               tree::Node::make_binary({0x00, 0xff}));
+  node->entries().emplace_back(tree::Node::make_string("big"),
+                               tree::Node::make_integer_text("123456789012345678901234567890"));
+  node->entries().emplace_back(
+      tree::Node::make_string("data"),
+      t.array_node(Array::view(std::span<const std::int32_t>(values), {2, 2})));
+  t["meta"].set_node(node);
+  CHECK_THROWS_AS(t["x"].set_node(nullptr), asdfcore::Error);
+
+  const File back = File::open_memory(asdfcore::write_to_memory(t));
+  const tree::NodePtr meta = back.at("/meta").node();
+  REQUIRE(meta->entries().size() == 5);
+  CHECK(meta->entries()[0].first->as_int() == 7);
+  CHECK(meta->entries()[0].second->as_string() == "seven");
+  CHECK(back.get<asdfcore::Timestamp>("/meta/when").text == "2024-03-01T12:30:00Z");
+  CHECK(back.at("/meta/raw").node()->as_binary() == std::vector<std::uint8_t>{0x00, 0xff});
+  // Written as python asdf writes such integers: core/integer.
+  CHECK(back.at("/meta/big").tag().find("core/integer-") != std::string::npos);
+  CHECK(back.get<std::string>("/meta/big/string") == "123456789012345678901234567890");
+  CHECK(back.array<std::int32_t>("/meta/data").to_vector() == values);
+}
