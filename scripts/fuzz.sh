@@ -65,7 +65,8 @@ generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 if [ ! -f "$build/CMakeCache.txt" ]; then
   CXX=clang++ CC=clang cmake -S "$root" -B "$build" "${generator[@]}" \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFITSASDF_FUZZ=ON -DFITSASDF_BUILD_TESTS=OFF >/dev/null
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFITSASDF_FUZZ=ON -DFITSASDF_BUILD_TESTS=OFF \
+    -DFITSASDF_BUILD_PYTHON=OFF >/dev/null
 fi
 build_targets=()
 for t in "${targets[@]}"; do build_targets+=("${t}_fuzzer"); done

@@ -18,6 +18,8 @@ packages=(
   python3-gwcs python3-asdf-standard astropy-utils fitsverify
   # test inputs: .Z (LZW) FITS files; a fixed clock for fpack's fuzz seeds (tests/fuzz)
   ncompress faketime
+  # the Python module (python/: pybind11 for /usr/bin/python3, numpy) and its pytest suite
+  python3-dev pybind11-dev python3-pybind11 python3-pytest
   # the API reference and its test (scripts/docs.sh, docs:api-reference)
   doxygen
   # cfitsio.pc names -lcurl for static linking: `pkg-config --static --libs fitsasdf` needs it

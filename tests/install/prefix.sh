@@ -64,4 +64,21 @@ else
     fail "libfitsasdf.so does not need libasdfcore.so.$soversion"
   [ ! -e "$prefix/bin/fitsasdf" ] || fail "component library installed the command"
 fi
+# The Python package (when the build has it) lands in the prefix's site-packages and works
+# from there.
+if [ "$kind" = static ] && [ -d "$build/python/fitsasdf" ]; then
+  site=$prefix/lib/python3/dist-packages
+  [ -f "$site/fitsasdf/__init__.py" ] && compgen -G "$site/fitsasdf/_fitsasdf*.so" >/dev/null ||
+    fail "the Python package fitsasdf is not installed in $site"
+  PYTHONPATH=$site /usr/bin/python3 - "$site" "$work/python-install.asdf" <<'PY' ||
+import sys
+import numpy as np
+import fitsasdf
+assert fitsasdf.__file__.startswith(sys.argv[1]), fitsasdf.__file__
+fitsasdf.write(sys.argv[2], {"x": np.arange(5)})
+with fitsasdf.open(sys.argv[2]) as f:
+    assert f.tree["x"].tolist() == [0, 1, 2, 3, 4]
+PY
+    fail "the installed Python package does not work"
+fi
 echo "install:prefix-$kind: ok, $prefix in $((SECONDS - start)) s"

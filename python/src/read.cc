@@ -1,0 +1,330 @@
+// Reading: `File`, an opened ASDF file whose tree comes to Python as dicts, lists and scalars
+// (YAML 1.1 types as python asdf gives them) and whose ndarrays are numpy arrays over the
+// file's memory mapping (read-only; a compressed block is decoded once, with the GIL released).
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "asdfcore/error.h"
+#include "asdfcore/file.h"
+#include "asdfcore/ndarray/ndarray.h"
+#include "asdfcore/tree/walk.h"
+#include "asdfcore/value.h"
+#include "bindings.h"
+#include "call.h"
+#include "dtypes.h"
+
+namespace fitsasdf::python {
+namespace {
+
+using asdfcore::Error;
+using asdfcore::ErrorCode;
+using asdfcore::tree::Node;
+using asdfcore::tree::NodeKind;
+using asdfcore::tree::NodePtr;
+
+constexpr std::string_view kCoreTags = "tag:stsci.edu:asdf/core/";
+
+/// Return `key` escaped as one step of a JSON Pointer.
+std::string pointer_step(const std::string& key) {
+  std::string out;
+  for (const char c : key) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+/// Return the name of a core tag without its prefix and version ("complex"), "" for others.
+std::string core_name(const std::string& tag) {
+  if (!tag.starts_with(kCoreTags)) return "";
+  std::string name = tag.substr(kCoreTags.size());
+  const auto dash = name.rfind('-');
+  return dash == std::string::npos ? name : name.substr(0, dash);
+}
+
+/// Return the Python datetime (or date) PyYAML makes of the timestamp `text`: aware with the
+/// offset the text gives (UTC for `Z`), naive without one; fractions cut to microseconds.
+py::object timestamp(const std::string& text) {
+  const py::module_ dt = py::module_::import("datetime");
+  const auto t = asdfcore::Timestamp::parse(text);
+  using namespace std::chrono;
+  const minutes offset = t.utc_offset.value_or(minutes(0));
+  const auto local = floor<microseconds>(t.time) + offset;
+  const auto day = floor<days>(local);
+  const year_month_day ymd(day);
+  if (t.date_only) {
+    return dt.attr("date")(static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
+                           static_cast<unsigned>(ymd.day()));
+  }
+  const hh_mm_ss hms(local - day);
+  py::object tz = py::none();
+  const bool zulu = !text.empty() && (text.back() == 'Z' || text.back() == 'z');
+  if (t.utc_offset) {
+    tz = dt.attr("timezone")(dt.attr("timedelta")(py::arg("minutes") = offset.count()));
+  } else if (zulu) {
+    tz = dt.attr("timezone").attr("utc");
+  }
+  return dt.attr("datetime")(static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
+                             static_cast<unsigned>(ymd.day()), hms.hours().count(),
+                             hms.minutes().count(), hms.seconds().count(),
+                             hms.subseconds().count(), tz);
+}
+
+}  // namespace
+
+/// Return a read-only numpy array over the elements of `array` (kept alive by the array's
+/// capsule): the mapping itself for an uncompressed block, the decoded buffer otherwise; a
+/// numpy.ma.MaskedArray when the ndarray has a mask.
+py::object numpy_array(std::shared_ptr<const asdfcore::ndarray::NDArray> array) {
+  const std::uint8_t* data = nullptr;
+  {
+    py::gil_scoped_release release;  // decodes a compressed block on first use
+    data = array->data().data();
+  }
+  const py::object dtype = numpy_dtype(array->dtype());
+  std::vector<py::ssize_t> shape(array->shape().begin(), array->shape().end());
+  std::vector<py::ssize_t> strides(array->strides().begin(), array->strides().end());
+  const std::uint8_t* first = data ? data + array->offset() : nullptr;
+  auto* keep = new std::shared_ptr<const asdfcore::ndarray::NDArray>(array);
+  const py::capsule owner(keep, [](void* p) {
+    delete static_cast<std::shared_ptr<const asdfcore::ndarray::NDArray>*>(p);
+  });
+  py::array out(py::reinterpret_borrow<py::dtype>(dtype), shape, strides, first, owner);
+  out.attr("flags").attr("writeable") = false;
+  if (!array->has_mask()) return out;
+  std::vector<std::uint8_t> mask;
+  {
+    py::gil_scoped_release release;
+    mask = array->mask_c_order();
+  }
+  const py::module_ np = py::module_::import("numpy");
+  py::array_t<bool> m(shape);
+  std::copy(mask.begin(), mask.end(), m.mutable_data());
+  return np.attr("ma").attr("masked_array")(out, py::arg("mask") = m);
+}
+
+namespace {
+
+/// Builds the Python objects of one file's tree; a node reached twice (a YAML alias) gives the
+/// same object twice.
+class TreeBuilder {
+ public:
+  explicit TreeBuilder(const asdfcore::File& file) : file_(file.root().file()) {
+    const py::module_ records = py::module_::import("fitsasdf._records");
+    tagged_dict_ = records.attr("TaggedDict");
+    tagged_list_ = records.attr("TaggedList");
+    tagged_string_ = records.attr("TaggedString");
+    tagged_scalar_ = records.attr("TaggedScalar");
+  }
+
+  py::object build(const NodePtr& node, const std::string& path) {
+    if (node->is_mapping() || node->is_sequence()) {
+      if (const auto it = seen_.find(node.get()); it != seen_.end()) return it->second;
+    }
+    const std::string& tag = node->tag();
+    if (asdfcore::tree::is_ndarray(*node)) {
+      py::object array = numpy_array(asdfcore::Value(file_, node, path)
+                                         .raw_array());
+      seen_.emplace(node.get(), array);
+      return array;
+    }
+    const std::string core = core_name(tag);
+    if (core == "complex" && node->kind() == NodeKind::kString) {
+      std::string text = node->as_string();
+      for (char& c : text) {
+        if (c == 'i' || c == 'I') c = 'j';  // "1+2i" as python asdf reads it
+      }
+      for (const char* word : {"jnf", "Jnf"}) {  // "inf" mangled by the line above
+        for (auto at = text.find(word); at != std::string::npos; at = text.find(word)) {
+          text.replace(at, 3, "inf");
+        }
+      }
+      return py::module_::import("builtins").attr("complex")(text);
+    }
+    if (core == "integer" && node->is_mapping()) return big_integer(node, path);
+    // The core tags python asdf gives as plain Python containers (asdf, software, history
+    // entries, extension metadata) are plain here too; any other tag is kept on the value.
+    const bool plain = tag.empty() || core == "asdf" || core == "software" ||
+                       core == "history_entry" || core == "extension_metadata";
+    switch (node->kind()) {
+      case NodeKind::kMapping: {
+        py::dict dict;
+        py::object result = plain ? py::object(dict) : tagged_dict_(py::dict(), tag);
+        seen_.emplace(node.get(), result);
+        py::dict target = plain ? dict : py::reinterpret_borrow<py::dict>(result);
+        for (const auto& [key, value] : node->entries()) {
+          const py::object k = build_key(key);
+          const std::string step =
+              key->kind() == NodeKind::kString ? key->as_string() : py::cast<std::string>(py::str(k));
+          target[k] = build(value, path + "/" + pointer_step(step));
+        }
+        return result;
+      }
+      case NodeKind::kSequence: {
+        py::list list;
+        py::object result = plain ? py::object(list) : tagged_list_(py::list(), tag);
+        seen_.emplace(node.get(), result);
+        py::list target = plain ? list : py::reinterpret_borrow<py::list>(result);
+        std::size_t i = 0;
+        for (const auto& item : node->items()) {
+          target.append(build(item, path + "/" + std::to_string(i++)));
+        }
+        return result;
+      }
+      case NodeKind::kString:
+        if (!plain) return tagged_string_(node->as_string(), tag);
+        return py::str(node->as_string());
+      default:
+        break;
+    }
+    py::object value = scalar(*node);
+    return plain ? value : tagged_scalar_(value, tag);
+  }
+
+ private:
+  static py::object scalar(const Node& node) {
+    switch (node.kind()) {
+      case NodeKind::kNull:
+        return py::none();
+      case NodeKind::kBool:
+        return py::bool_(node.as_bool());
+      case NodeKind::kInt:
+        return py::int_(node.as_int());
+      case NodeKind::kBigInt:
+        return py::module_::import("builtins").attr("int")(node.integer_text());
+      case NodeKind::kFloat:
+        return py::float_(node.as_double());
+      case NodeKind::kString:
+        return py::str(node.as_string());
+      case NodeKind::kBinary: {
+        const auto& b = node.as_binary();
+        return py::bytes(reinterpret_cast<const char*>(b.data()), b.size());
+      }
+      case NodeKind::kTimestamp:
+        return timestamp(node.as_string());
+      default:
+        return py::none();
+    }
+  }
+
+  /// A mapping key: a scalar as its Python value; a container as its YAML-ish text (Python
+  /// keys must be hashable).
+  py::object build_key(const NodePtr& key) {
+    if (key->is_mapping() || key->is_sequence()) {
+      return py::str(py::repr(build(key, "")));
+    }
+    return scalar(*key);
+  }
+
+  /// `core/integer`: `words` (32-bit, least significant first: a list, or an ndarray as
+  /// python asdf writes it) and `sign`, as python asdf computes it.
+  py::object big_integer(const NodePtr& node, const std::string& path) {
+    const NodePtr words = node->get("words");
+    const NodePtr sign = node->get("sign");
+    if (!words || !(words->is_sequence() || asdfcore::tree::is_ndarray(*words))) {
+      throw Error(ErrorCode::kMalformed, "core/integer without a words list",
+                  asdfcore::ErrorContext{.file = file_->path(), .tree_path = path});
+    }
+    py::object built = build(words, path + "/words");
+    if (py::hasattr(built, "tolist")) built = built.attr("tolist")();
+    const py::list items = py::module_::import("builtins").attr("list")(built);
+    py::object value = py::int_(0);
+    for (auto i = items.size(); i-- > 0;) {
+      value = value.attr("__lshift__")(32).attr("__or__")(items[i]);
+    }
+    if (sign && sign->kind() == NodeKind::kString && sign->as_string() == "-") {
+      value = value.attr("__neg__")();
+    }
+    return value;
+  }
+
+  std::shared_ptr<const asdfcore::AsdfFile> file_;
+  std::unordered_map<const Node*, py::object> seen_;
+  py::object tagged_dict_, tagged_list_, tagged_string_, tagged_scalar_;
+};
+
+/// The Python side of an opened file.
+class PyFile {
+ public:
+  explicit PyFile(asdfcore::File file) : file_(std::move(file)) {}
+
+  const asdfcore::File& file() const {
+    if (!file_) throw py::value_error("I/O operation on a closed fitsasdf file");
+    return *file_;
+  }
+  void close() { file_.reset(); }
+  bool closed() const { return !file_; }
+
+  py::object tree() {
+    const asdfcore::File& f = file();
+    if (!tree_) tree_ = TreeBuilder(f).build(f.raw().tree(), "");
+    return *tree_;
+  }
+
+  py::dict tags() const {
+    py::dict out;
+    asdfcore::tree::walk(file().raw().tree(), [&](const NodePtr& node, const std::string& path) {
+      if (!node->tag().empty()) out[py::str(path)] = node->tag();
+      return true;
+    });
+    return out;
+  }
+
+  py::object array(const std::string& pointer) const {
+    const asdfcore::Value v = file().at(pointer);
+    std::shared_ptr<const asdfcore::ndarray::NDArray> raw;
+    {
+      py::gil_scoped_release release;
+      raw = v.raw_array();
+    }
+    return numpy_array(std::move(raw));
+  }
+
+ private:
+  std::optional<asdfcore::File> file_;
+  std::optional<py::object> tree_;
+};
+
+PyFile open_file(const py::object& path_object, bool verify_checksums, std::uint64_t max_memory) {
+  const std::string path = path_arg(path_object);
+  asdfcore::OpenOptions options;
+  options.layout.max_block_data_size = max_memory;
+  asdfcore::File file = without_gil([&] {
+    asdfcore::File f = asdfcore::File::open(path, options);
+    if (verify_checksums) f.verify_checksums();
+    return f;
+  });
+  return PyFile(std::move(file));
+}
+
+}  // namespace
+
+void bind_read(py::module_& m) {
+  py::class_<PyFile>(m, "File")
+      .def_static("open", &open_file, py::arg("path"), py::arg("verify_checksums") = false,
+                  py::arg("max_memory") = std::uint64_t{8} << 30)
+      .def_property_readonly("path", [](const PyFile& f) { return f.file().path(); })
+      .def_property_readonly("asdf_standard",
+                             [](const PyFile& f) { return f.file().asdf_standard(); })
+      .def_property_readonly("warnings", [](const PyFile& f) { return f.file().warnings(); })
+      .def_property_readonly("closed", &PyFile::closed)
+      .def("tree", &PyFile::tree)
+      .def("tags", &PyFile::tags)
+      .def("array", &PyFile::array, py::arg("pointer"))
+      .def("verify_checksums",
+           [](const PyFile& f) { without_gil([&] { f.file().verify_checksums(); }); })
+      .def("close", &PyFile::close);
+}
+
+}  // namespace fitsasdf::python
