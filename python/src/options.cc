@@ -35,6 +35,14 @@ void Kwargs::check_all_used(const char* function) const {
   }
 }
 
+asdfcore::format::ChecksumConvention checksum_convention(Kwargs& kw) {
+  const auto checksum = kw.get<std::string>("checksum", "stored");
+  if (checksum == "stored") return asdfcore::format::ChecksumConvention::kStoredBytes;
+  if (checksum == "decoded") return asdfcore::format::ChecksumConvention::kDecodedData;
+  if (checksum != "none") bad_choice("checksum", checksum, "'stored', 'decoded', 'none'");
+  return asdfcore::format::ChecksumConvention::kNone;
+}
+
 ConvertOptions to_asdf_options(Kwargs& kw) {
   ConvertOptions o;
   o.compression = kw.get<std::string>("compress", "");
@@ -47,16 +55,7 @@ ConvertOptions to_asdf_options(Kwargs& kw) {
   } else {
     bad_choice("scaling", scaling, "'raw', 'physical'");
   }
-  const auto checksum = kw.get<std::string>("checksum", "stored");
-  if (checksum == "stored") {
-    o.checksum = asdfcore::format::ChecksumConvention::kStoredBytes;
-  } else if (checksum == "decoded") {
-    o.checksum = asdfcore::format::ChecksumConvention::kDecodedData;
-  } else if (checksum == "none") {
-    o.checksum = asdfcore::format::ChecksumConvention::kNone;
-  } else {
-    bad_choice("checksum", checksum, "'stored', 'decoded', 'none'");
-  }
+  o.checksum = checksum_convention(kw);
   const auto tag = kw.get<std::string>("fits_tag", "auto");
   if (tag == "auto") {
     o.fits_tag = FitsTag::kAuto;

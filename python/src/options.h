@@ -38,6 +38,8 @@ class Kwargs {
   std::set<std::string> used_;
 };
 
+/// Read `checksum` ("stored", "decoded" or "none"): what each written block's MD5 covers.
+asdfcore::format::ChecksumConvention checksum_convention(Kwargs& kw);
 /// Read the FITS -> ASDF settings (compress, compression_level, scaling, checksum, fits_tag,
 /// native_byte_order, asdf_standard, native_view, fits_list, threads, durable, max_memory).
 ConvertOptions to_asdf_options(Kwargs& kw);

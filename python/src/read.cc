@@ -30,21 +30,6 @@ using asdfcore::tree::NodePtr;
 
 constexpr std::string_view kCoreTags = "tag:stsci.edu:asdf/core/";
 
-/// Return `key` escaped as one step of a JSON Pointer.
-std::string pointer_step(const std::string& key) {
-  std::string out;
-  for (const char c : key) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 /// Return the name of a core tag without its prefix and version ("complex"), "" for others.
 std::string core_name(const std::string& tag) {
   if (!tag.starts_with(kCoreTags)) return "";
@@ -167,7 +152,7 @@ class TreeBuilder {
           const py::object k = build_key(key);
           const std::string step =
               key->kind() == NodeKind::kString ? key->as_string() : py::cast<std::string>(py::str(k));
-          target[k] = build(value, path + "/" + pointer_step(step));
+          target[k] = build(value, path + "/" + asdfcore::tree::escape_pointer_token(step));
         }
         return result;
       }

@@ -106,7 +106,8 @@ class NodeMaker {
                       "a mapping key at " + where(path) + " is a container; keys are scalars");
         }
         const std::string step = py::cast<std::string>(py::str(key));
-        node->entries().emplace_back(std::move(k), make(item, path + "/" + step));
+        node->entries().emplace_back(
+            std::move(k), make(item, path + "/" + asdfcore::tree::escape_pointer_token(step)));
       }
       return tagged(node, value);
     }
@@ -216,17 +217,7 @@ void write(const py::object& path_object, const py::handle& tree, py::kwargs kwa
     throw Error(ErrorCode::kInvalidArgument,
                 "byte_order=" + order + " is not one of 'keep', 'little', 'big'");
   }
-  const auto checksum = kw.get<std::string>("checksum", "stored");
-  if (checksum == "stored") {
-    options.checksum = asdfcore::format::ChecksumConvention::kStoredBytes;
-  } else if (checksum == "decoded") {
-    options.checksum = asdfcore::format::ChecksumConvention::kDecodedData;
-  } else if (checksum == "none") {
-    options.checksum = asdfcore::format::ChecksumConvention::kNone;
-  } else {
-    throw Error(ErrorCode::kInvalidArgument,
-                "checksum=" + checksum + " is not one of 'stored', 'decoded', 'none'");
-  }
+  options.checksum = checksum_convention(kw);
   options.inline_threshold = kw.get<std::uint64_t>("inline_threshold", 0);
   options.threads = kw.get<unsigned>("threads", 0);
   options.durable = kw.get<bool>("durable", true);
