@@ -46,7 +46,7 @@ class Job:
     ASDF file and touch every array)."""
 
     def __init__(self, name, source, kind="to_asdf", compression=None, fsync=False,
-                 no_checksum=False, no_verify=False):
+                 no_checksum=False, no_verify=False, of_asdf=False):
         self.name = name
         self.source = source          # an input name of make_inputs.py
         self.kind = kind
@@ -54,6 +54,12 @@ class Job:
         self.fsync = fsync            # also time fitsasdf with its default fsync
         self.no_checksum = no_checksum  # also time fitsasdf --no-checksum
         self.no_verify = no_verify      # to_fits: also time fitsasdf --no-verify-checksums
+        self.of_asdf = of_asdf          # read: read fitsasdf's ASDF file of `source`
+
+    @property
+    def asdf_input(self):
+        """True when the job's input is the ASDF file fitsasdf makes of `source`."""
+        return self.kind == "to_fits" or self.of_asdf
 
     @property
     def slug(self):
@@ -66,6 +72,7 @@ class Job:
 
 
 NO_VERIFY = "fitsasdf (no verify)"
+MODULE = "fitsasdf (python module)"
 
 
 def verify_costs(results):
@@ -90,6 +97,7 @@ def contestants(args, job):
     compress = ["--compress", job.compression] if job.compression else []
     python_extra = [job.compression] if job.compression else []
     script = os.path.join(HERE, "python_convert.py")
+    module = [PYTHON, os.path.join(HERE, "module_contestant.py")]
     table = {}
     if job.kind == "to_asdf":
         table["cp"] = (lambda i, o: ["cp", i, o], ".fits")
@@ -108,6 +116,7 @@ def contestants(args, job):
         if job.fsync:
             table["fitsasdf (fsync)"] = (
                 lambda i, o: [fitsasdf, "convert", i, "-o", o] + compress, ".asdf")
+        table[MODULE] = (lambda i, o: module + ["convert", i, o] + python_extra, ".asdf")
         table["python"] = (lambda i, o: [PYTHON, script, i, o] + python_extra, ".asdf")
     elif job.kind == "to_fits":
         table["cp"] = (lambda i, o: ["cp", i, o], ".asdf")
@@ -117,16 +126,19 @@ def contestants(args, job):
             table[NO_VERIFY] = (
                 lambda i, o: [fitsasdf, "convert", i, "-o", o, "--no-fsync",
                               "--no-verify-checksums"], ".fits")
+        table[MODULE] = (lambda i, o: module + ["convert", i, o], ".fits")
         table["python"] = (lambda i, o: [PYTHON, script, i, o], ".fits")
     elif job.kind == "batch":
         workers = str(os.cpu_count() or 1)
         table["cp"] = (lambda i, o: ["cp", "-r", i, o], "")
         table["fitsasdf"] = (
             lambda i, o: [fitsasdf, "batch", "-j", workers, "-q", "--no-fsync", i, "-o", o], "")
+        table[MODULE] = (lambda i, o: module + ["batch", i, o, workers], "")
         table["python"] = (
             lambda i, o: [PYTHON, os.path.join(HERE, "python_batch.py"), i, o], "")
     elif job.kind == "read":
         table["fitsasdf"] = (lambda i, o: [args.reader, i], None)
+        table[MODULE] = (lambda i, o: module + ["read", i], None)
         table["python"] = (lambda i, o: [PYTHON, os.path.join(HERE, "python_read.py"), i], None)
     return table
 
@@ -154,6 +166,7 @@ def jobs(quick, selected=None):
         Job("table 5M rows to FITS", "table5m", kind="to_fits"),
         Job("batch 1000 files", "batch1000", kind="batch"),
         Job("read 5000 arrays", "arrays5000", kind="read"),
+        Job("read " + big_label, big, kind="read", of_asdf=True),
     ]
     if selected is None:
         return every
@@ -270,7 +283,7 @@ def derive_inputs(args, inputs, chosen):
     os.makedirs(folder, exist_ok=True)
     derived = {}
     for job in chosen:
-        if job.kind != "to_fits" or job.derived in derived:
+        if not job.asdf_input or job.derived in derived:
             continue
         path = os.path.join(folder, job.derived + ".asdf")
         argv = [args.fitsasdf, "convert", inputs[job.source]["path"], "-o", path, "-q",
@@ -297,7 +310,7 @@ def run_jobs(args, inputs, cold):
         os.makedirs(folder)
     results = []
     for job in jobs(args.quick, args.selected):
-        source_info = inputs[job.derived if job.kind == "to_fits" else job.source]
+        source_info = inputs[job.derived if job.asdf_input else job.source]
         source = source_info["path"]
         table = contestants(args, job)
         names = list(table)
@@ -607,6 +620,8 @@ def main():
     parser.add_argument("--build-type", default="?")
     parser.add_argument("--reader", default=None,
                         help="the bench's reader (fitsasdf_bench_read; default: in --build-dir)")
+    parser.add_argument("--python-path", default=None,
+                        help="the folder holding the built Python package fitsasdf")
     parser.add_argument("--out", default=os.path.join(HERE, "out"))
     parser.add_argument("--results", default=os.path.join(HERE, "RESULTS.md"))
     parser.add_argument("--runs", type=int, default=3)
@@ -620,6 +635,10 @@ def main():
     args.fitsasdf = os.path.abspath(args.fitsasdf)
     args.reader = os.path.abspath(
         args.reader or os.path.join(args.build_dir, "bench", "fitsasdf_bench_read"))
+    # The python module contestant imports the build's package.
+    package = os.path.abspath(args.python_path or os.path.join(args.build_dir, "python"))
+    os.environ["PYTHONPATH"] = package + (os.pathsep + os.environ["PYTHONPATH"]
+                                          if os.environ.get("PYTHONPATH") else "")
     os.makedirs(args.out, exist_ok=True)
     args.selected = None
     if args.jobs:

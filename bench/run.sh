@@ -50,7 +50,7 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
 elif ! grep -q '^FITSASDF_BUILD_BENCH:BOOL=ON' "$build/CMakeCache.txt"; then
   cmake -S "$root" -B "$build" -DFITSASDF_BUILD_BENCH=ON >/dev/null
 fi
-targets=(fitsasdf_bench_read)
+targets=(fitsasdf_bench_read fitsasdf_python)
 [ -z "${FITSASDF_BIN:-}" ] && targets+=(fitsasdf)
 echo "bench/run.sh: building ${targets[*]} in $build"
 cmake --build "$build" --target "${targets[@]}" -j "$(nproc)" >/dev/null
@@ -63,5 +63,5 @@ else
 fi
 
 exec /usr/bin/python3 "$root/bench/bench.py" --fitsasdf "$fitsasdf" --build-dir "$build" \
-  --reader "$build/bench/fitsasdf_bench_read" \
+  --reader "$build/bench/fitsasdf_bench_read" --python-path "$build/python" \
   --build-type "$build_type" --runs "$runs" --command "$command_line" "${args[@]}"
