@@ -130,7 +130,8 @@ std::string batch(const std::vector<py::object>& input_args, const py::object& o
 }  // namespace
 
 void bind_batch(py::module_& m) {
-  m.def("batch", &batch, py::arg("inputs"), py::arg("output_dir"));
+  m.def("batch", &batch, py::arg("inputs"), py::arg("output_dir"),
+        "Convert many files (see fitsasdf.batch); return the report as JSON.");
 }
 
 }  // namespace fitsasdf::python

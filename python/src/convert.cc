@@ -92,9 +92,12 @@ std::string diff(const py::object& a_arg, const py::object& b_arg, py::kwargs kw
 }  // namespace
 
 void bind_convert(py::module_& m) {
-  m.def("convert", &convert, py::arg("input"), py::arg("output") = py::none());
-  m.def("verify", &verify, py::arg("fits"), py::arg("other") = py::none());
-  m.def("diff", &diff, py::arg("a"), py::arg("b"));
+  m.def("convert", &convert, py::arg("input"), py::arg("output") = py::none(),
+        "Convert a file (see fitsasdf.convert); return (report JSON, direction).");
+  m.def("verify", &verify, py::arg("fits"), py::arg("other") = py::none(),
+        "Verify a round trip (see fitsasdf.verify); return the report as JSON.");
+  m.def("diff", &diff, py::arg("a"), py::arg("b"),
+        "Compare two files (see fitsasdf.diff); return the report as JSON.");
 }
 
 }  // namespace fitsasdf::python

@@ -296,20 +296,27 @@ PyFile open_file(const py::object& path_object, bool verify_checksums, std::uint
 }  // namespace
 
 void bind_read(py::module_& m) {
-  py::class_<PyFile>(m, "File")
+  py::class_<PyFile>(m, "File", "An opened ASDF file (fitsasdf.AsdfFile wraps it).")
       .def_static("open", &open_file, py::arg("path"), py::arg("verify_checksums") = false,
-                  py::arg("max_memory") = std::uint64_t{8} << 30)
-      .def_property_readonly("path", [](const PyFile& f) { return f.file().path(); })
-      .def_property_readonly("asdf_standard",
-                             [](const PyFile& f) { return f.file().asdf_standard(); })
-      .def_property_readonly("warnings", [](const PyFile& f) { return f.file().warnings(); })
-      .def_property_readonly("closed", &PyFile::closed)
-      .def("tree", &PyFile::tree)
-      .def("tags", &PyFile::tags)
-      .def("array", &PyFile::array, py::arg("pointer"))
-      .def("verify_checksums",
-           [](const PyFile& f) { without_gil([&] { f.file().verify_checksums(); }); })
-      .def("close", &PyFile::close);
+                  py::arg("max_memory") = std::uint64_t{8} << 30, "Open an ASDF file.")
+      .def_property_readonly(
+          "path", [](const PyFile& f) { return f.file().path(); }, "The path opened.")
+      .def_property_readonly(
+          "asdf_standard", [](const PyFile& f) { return f.file().asdf_standard(); },
+          "The ASDF Standard version the file declares.")
+      .def_property_readonly(
+          "warnings", [](const PyFile& f) { return f.file().warnings(); },
+          "What was odd but not fatal.")
+      .def_property_readonly("closed", &PyFile::closed, "True once closed.")
+      .def("tree", &PyFile::tree, "Return the tree as Python objects (built once).")
+      .def("tags", &PyFile::tags, "Return {JSON Pointer: tag} for every tagged node.")
+      .def("array", &PyFile::array, py::arg("pointer"),
+           "Return the ndarray at a JSON Pointer as a numpy array.")
+      .def(
+          "verify_checksums",
+          [](const PyFile& f) { without_gil([&] { f.file().verify_checksums(); }); },
+          "Check every block's MD5.")
+      .def("close", &PyFile::close, "Let the file go.");
 }
 
 }  // namespace fitsasdf::python

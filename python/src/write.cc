@@ -235,6 +235,9 @@ void write(const py::object& path_object, const py::handle& tree, py::kwargs kwa
 
 }  // namespace
 
-void bind_write(py::module_& m) { m.def("write", &write, py::arg("path"), py::arg("tree")); }
+void bind_write(py::module_& m) {
+  m.def("write", &write, py::arg("path"), py::arg("tree"),
+        "Write a tree of Python objects and numpy arrays (see fitsasdf.write).");
+}
 
 }  // namespace fitsasdf::python
