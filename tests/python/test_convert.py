@@ -115,6 +115,15 @@ def test_the_gil_is_released_while_converting(tmp_path, big_fits):
     assert during > 20  # the other thread ran while the conversion worked
 
 
+@pytest.fixture
+def ctrl_c_raises():
+    """Python's own SIGINT handler (KeyboardInterrupt), also when this process was started with
+    SIGINT ignored (as a shell does to a background job), in which case Python leaves it so."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 def interrupt_soon(progress):
     """A progress callback that presses Ctrl-C once, then gives the main thread time to see it."""
     if not getattr(interrupt_soon, "fired", False):
@@ -123,7 +132,7 @@ def interrupt_soon(progress):
         time.sleep(0.3)
 
 
-def test_ctrl_c_cancels_a_conversion(tmp_path, big_fits):
+def test_ctrl_c_cancels_a_conversion(tmp_path, big_fits, ctrl_c_raises):
     interrupt_soon.fired = False
     with pytest.raises(KeyboardInterrupt):
         fitsasdf.convert(big_fits, tmp_path / "k.asdf", compress="zlib", threads=1,
@@ -150,7 +159,7 @@ def test_batch_converts_resumes_and_reports(tmp_path):
     assert sorted(i.status for i in again.items) == ["failed", "skipped", "skipped", "skipped"]
 
 
-def test_ctrl_c_stops_a_batch_with_no_partial_output(tmp_path, big_fits):
+def test_ctrl_c_stops_a_batch_with_no_partial_output(tmp_path, big_fits, ctrl_c_raises):
     small = tmp_path / "small.fits"
     shutil.copy(SAMPLES / "arange.fits", small)
     out = tmp_path / "out"
