@@ -90,3 +90,25 @@ TEST_CASE("the fuzzers' damaged tile-compressed images are refused with an error
           std::string::npos);
   }
 }
+
+TEST_CASE("an HDU whose header CFITSIO reads as holding more data than the walk found is refused",
+          "[rice][error]") {
+  // tests/fuzz/regressions/fits_to_asdf (finding 36): a compressed image whose NAXIS card has a
+  // control character in its name. The HDU walk finds no data; CFITSIO reads the card anyway
+  // and reckoned 5760 bytes of data past the copy it was given, so reading tile descriptors ran
+  // past the copy's end (ASan: heap-buffer-overflow in CFITSIO's mem_read).
+  const std::string in = std::string(FITSASDF_TEST_DATA_DIR) +
+                         "/../fuzz/regressions/fits_to_asdf/naxis-control-char-more-data-to-cfitsio";
+  const std::string out =
+      std::filesystem::temp_directory_path() / "fitsasdf-rice-guard-more-data-test.asdf";
+  try {
+    fitsasdf::convert_fits_to_asdf(in, out);
+    FAIL("no error");
+  } catch (const asdfcore::Error& e) {
+    INFO(e.what());
+    CHECK(e.code() == asdfcore::ErrorCode::kMalformed);
+    CHECK(e.context().hdu == 2);
+    CHECK(std::string(e.what()).find("CFITSIO reads this header as declaring") != std::string::npos);
+  }
+  CHECK_FALSE(std::filesystem::exists(out));
+}
