@@ -66,8 +66,6 @@ py::object timestamp(const std::string& text) {
                              hms.subseconds().count(), tz);
 }
 
-}  // namespace
-
 /// Return a read-only numpy array over the elements of `array` (kept alive by the array's
 /// capsule): the mapping itself for an uncompressed block, the decoded buffer otherwise; a
 /// numpy.ma.MaskedArray when the ndarray has a mask.
@@ -98,8 +96,6 @@ py::object numpy_array(std::shared_ptr<const asdfcore::ndarray::NDArray> array) 
   std::copy(mask.begin(), mask.end(), m.mutable_data());
   return np.attr("ma").attr("masked_array")(out, py::arg("mask") = m);
 }
-
-namespace {
 
 /// Builds the Python objects of one file's tree; a node reached twice (a YAML alias) gives the
 /// same object twice.
