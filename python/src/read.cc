@@ -2,15 +2,21 @@
 // (YAML 1.1 types as python asdf gives them) and whose ndarrays are numpy arrays over the
 // file's memory mapping (read-only; a compressed block is decoded once, with the GIL released).
 #include <pybind11/numpy.h>
+#include <pybind11/complex.h>
 #include <pybind11/stl.h>
 
+#include <any>
 #include <chrono>
+#include <complex>
 #include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
 
 #include "asdfcore/error.h"
+#include "asdfcore/extension/converter.h"
+#include "asdfcore/extension/core_types.h"
+#include "asdfcore/extension/tag.h"
 #include "asdfcore/file.h"
 #include "asdfcore/ndarray/ndarray.h"
 #include "asdfcore/tree/walk.h"
@@ -28,14 +34,11 @@ using asdfcore::tree::Node;
 using asdfcore::tree::NodeKind;
 using asdfcore::tree::NodePtr;
 
-constexpr std::string_view kCoreTags = "tag:stsci.edu:asdf/core/";
-
 /// Return the name of a core tag without its prefix and version ("complex"), "" for others.
 std::string core_name(const std::string& tag) {
-  if (!tag.starts_with(kCoreTags)) return "";
-  std::string name = tag.substr(kCoreTags.size());
-  const auto dash = name.rfind('-');
-  return dash == std::string::npos ? name : name.substr(0, dash);
+  const std::string name = asdfcore::extension::split_tag(tag).name;
+  const std::string prefix = std::string(asdfcore::tree::kAsdfTagPrefix) + "core/";
+  return name.starts_with(prefix) ? name.substr(prefix.size()) : std::string();
 }
 
 /// Return the Python datetime (or date) PyYAML makes of the timestamp `text`: aware with the
@@ -121,19 +124,7 @@ class TreeBuilder {
       return array;
     }
     const std::string core = core_name(tag);
-    if (core == "complex" && node->kind() == NodeKind::kString) {
-      std::string text = node->as_string();
-      for (char& c : text) {
-        if (c == 'i' || c == 'I') c = 'j';  // "1+2i" as python asdf reads it
-      }
-      for (const char* word : {"jnf", "Jnf"}) {  // "inf" mangled by the line above
-        for (auto at = text.find(word); at != std::string::npos; at = text.find(word)) {
-          text.replace(at, 3, "inf");
-        }
-      }
-      return py::module_::import("builtins").attr("complex")(text);
-    }
-    if (core == "integer" && node->is_mapping()) return big_integer(node, path);
+    if (core == "complex" || core == "integer") return converted(*node, path);
     // The core tags python asdf gives as plain Python containers (asdf, software, history
     // entries, extension metadata) are plain here too; any other tag is kept on the value.
     const bool plain = tag.empty() || core == "asdf" || core == "software" ||
@@ -208,29 +199,22 @@ class TreeBuilder {
     return scalar(*key);
   }
 
-  /// `core/integer`: `words` (32-bit, least significant first: a list, or an ndarray as
-  /// python asdf writes it) and `sign`, as python asdf computes it.
-  py::object big_integer(const NodePtr& node, const std::string& path) {
-    const NodePtr words = node->get("words");
-    const NodePtr sign = node->get("sign");
-    if (!words || !(words->is_sequence() || asdfcore::tree::is_ndarray(*words))) {
-      throw Error(ErrorCode::kMalformed, "core/integer without a words list",
-                  asdfcore::ErrorContext{.file = file_->path(), .tree_path = path});
+  /// A `core/complex` or `core/integer` node read by the library's converter (as
+  /// python asdf converts them): a Python complex or int.
+  py::object converted(const Node& node, const std::string& path) const {
+    const auto match = registry_.find(node.tag());
+    const std::any value = match.converter->read(
+        node, asdfcore::extension::ReadContext{.blocks = &file_->blocks(), .path = path});
+    if (const auto* c = std::any_cast<std::complex<double>>(&value)) {
+      return py::cast(*c);
     }
-    py::object built = build(words, path + "/words");
-    if (py::hasattr(built, "tolist")) built = built.attr("tolist")();
-    const py::list items = py::module_::import("builtins").attr("list")(built);
-    py::object value = py::int_(0);
-    for (auto i = items.size(); i-- > 0;) {
-      value = value.attr("__lshift__")(32).attr("__or__")(items[i]);
-    }
-    if (sign && sign->kind() == NodeKind::kString && sign->as_string() == "-") {
-      value = value.attr("__neg__")();
-    }
-    return value;
+    const auto& integer = std::any_cast<const asdfcore::extension::BigInteger&>(value);
+    return py::module_::import("builtins").attr("int")(integer.decimal);
   }
 
   std::shared_ptr<const asdfcore::AsdfFile> file_;
+  const asdfcore::extension::ConverterRegistry registry_ =
+      asdfcore::extension::ConverterRegistry::with_builtins();
   std::unordered_map<const Node*, py::object> seen_;
   py::object tagged_dict_, tagged_list_, tagged_string_, tagged_scalar_;
 };

@@ -2,8 +2,10 @@
 // numpy arrays, made into an asdfcore::Tree and written by asdfcore::write with the GIL
 // released. numpy arrays are borrowed, not copied (they are kept alive and must not change
 // during the call); views of one array share its block, as python asdf writes them.
+#include <pybind11/complex.h>
 #include <pybind11/stl.h>
 
+#include <complex>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -11,6 +13,7 @@
 #include <unordered_set>
 
 #include "asdfcore/error.h"
+#include "asdfcore/extension/core_types.h"
 #include "asdfcore/tree_builder.h"
 #include "asdfcore/write.h"
 #include "bindings.h"
@@ -26,8 +29,6 @@ using asdfcore::Error;
 using asdfcore::ErrorCode;
 using asdfcore::tree::Node;
 using asdfcore::tree::NodePtr;
-
-constexpr char kComplexTag[] = "tag:stsci.edu:asdf/core/complex-1.0.0";
 
 /// Makes the nodes of a Python tree.
 class NodeMaker {
@@ -126,13 +127,9 @@ class NodeMaker {
   }
 
   static NodePtr complex(const py::handle& value) {
-    // python asdf's text: repr without the parentheses ("1+2j", "(nan+infj)" -> "nan+infj").
-    std::string text = py::cast<std::string>(py::repr(value));
-    if (text.size() > 1 && text.front() == '(' && text.back() == ')') {
-      text = text.substr(1, text.size() - 2);
-    }
-    NodePtr node = Node::make_string(text);
-    node->set_tag(kComplexTag);
+    NodePtr node = Node::make_string(
+        asdfcore::extension::format_complex(py::cast<std::complex<double>>(value)));
+    node->set_tag(std::string(asdfcore::tree::kAsdfTagPrefix) + "core/complex-1.0.0");
     return node;
   }
 
