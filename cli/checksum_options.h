@@ -26,17 +26,12 @@ inline asdfcore::format::ChecksumConvention read_checksum_option(
     const boost::program_options::variables_map& vm) {
   using asdfcore::format::ChecksumConvention;
   const std::string value = vm["checksum"].as<std::string>();
-  ChecksumConvention convention;
-  if (value == "stored") {
-    convention = ChecksumConvention::kStoredBytes;
-  } else if (value == "decoded") {
-    convention = ChecksumConvention::kDecodedData;
-  } else if (value == "none") {
-    convention = ChecksumConvention::kNone;
-  } else {
+  const auto named = asdfcore::format::checksum_convention_named(value);
+  if (!named) {
     throw boost::program_options::error("--checksum takes stored, decoded or none, not '" +
                                         value + "'");
   }
+  ChecksumConvention convention = *named;
   if (vm.count("no-checksum")) {
     if (!vm["checksum"].defaulted() && convention != ChecksumConvention::kNone) {
       throw boost::program_options::error("--no-checksum contradicts --checksum " + value);

@@ -62,19 +62,13 @@ inline ConvertOptions fits_to_asdf_options(const boost::program_options::variabl
   namespace po = boost::program_options;
   ConvertOptions options;
   const std::string scaling = vm["scaling"].as<std::string>();
-  if (scaling == "physical") {
-    options.scaling = ScalingPolicy::kPhysical;
-  } else if (scaling != "raw") {
-    throw po::error("--scaling takes raw or physical, not '" + scaling + "'");
-  }
+  const auto policy = scaling_policy_named(scaling);
+  if (!policy) throw po::error("--scaling takes raw or physical, not '" + scaling + "'");
+  options.scaling = *policy;
   const std::string tag = vm["fits-tag"].as<std::string>();
-  if (tag == "standard") {
-    options.fits_tag = FitsTag::kStandard;
-  } else if (tag == "astropy") {
-    options.fits_tag = FitsTag::kAstropy;
-  } else if (tag != "auto") {
-    throw po::error("--fits-tag takes auto, standard or astropy, not '" + tag + "'");
-  }
+  const auto fits_tag = fits_tag_named(tag);
+  if (!fits_tag) throw po::error("--fits-tag takes auto, standard or astropy, not '" + tag + "'");
+  options.fits_tag = *fits_tag;
   options.compression = block_compression(vm["compress"].as<std::string>());
   options.native_byte_order = vm.count("native-byteorder") > 0;
   options.native_view = vm.count("no-native-view") == 0;

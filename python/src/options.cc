@@ -23,6 +23,16 @@ ReadLimits limits(Kwargs& kw) {
   return l;
 }
 
+/// Return the value `named(text)` gives for the argument `name`, or throw naming the choices.
+template <typename Lookup>
+auto choice(Kwargs& kw, const char* name, const char* fallback, Lookup named,
+            const char* choices) {
+  const auto text = kw.get<std::string>(name, fallback);
+  const auto value = named(text);
+  if (!value) bad_choice(name, text, choices);
+  return *value;
+}
+
 }  // namespace
 
 void Kwargs::check_all_used(const char* function) const {
@@ -36,36 +46,17 @@ void Kwargs::check_all_used(const char* function) const {
 }
 
 asdfcore::format::ChecksumConvention checksum_convention(Kwargs& kw) {
-  const auto checksum = kw.get<std::string>("checksum", "stored");
-  if (checksum == "stored") return asdfcore::format::ChecksumConvention::kStoredBytes;
-  if (checksum == "decoded") return asdfcore::format::ChecksumConvention::kDecodedData;
-  if (checksum != "none") bad_choice("checksum", checksum, "'stored', 'decoded', 'none'");
-  return asdfcore::format::ChecksumConvention::kNone;
+  return choice(kw, "checksum", "stored", asdfcore::format::checksum_convention_named,
+                "'stored', 'decoded', 'none'");
 }
 
 ConvertOptions to_asdf_options(Kwargs& kw) {
   ConvertOptions o;
   o.compression = kw.get<std::string>("compress", "");
   o.compression_level = kw.get<int>("compression_level", -1);
-  const auto scaling = kw.get<std::string>("scaling", "raw");
-  if (scaling == "raw") {
-    o.scaling = ScalingPolicy::kRaw;
-  } else if (scaling == "physical") {
-    o.scaling = ScalingPolicy::kPhysical;
-  } else {
-    bad_choice("scaling", scaling, "'raw', 'physical'");
-  }
+  o.scaling = choice(kw, "scaling", "raw", scaling_policy_named, "'raw', 'physical'");
   o.checksum = checksum_convention(kw);
-  const auto tag = kw.get<std::string>("fits_tag", "auto");
-  if (tag == "auto") {
-    o.fits_tag = FitsTag::kAuto;
-  } else if (tag == "standard") {
-    o.fits_tag = FitsTag::kStandard;
-  } else if (tag == "astropy") {
-    o.fits_tag = FitsTag::kAstropy;
-  } else {
-    bad_choice("fits_tag", tag, "'auto', 'standard', 'astropy'");
-  }
+  o.fits_tag = choice(kw, "fits_tag", "auto", fits_tag_named, "'auto', 'standard', 'astropy'");
   o.native_byte_order = kw.get<bool>("native_byte_order", false);
   o.asdf_standard = kw.get<std::string>("asdf_standard", o.asdf_standard);
   o.native_view = kw.get<bool>("native_view", true);

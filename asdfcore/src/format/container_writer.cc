@@ -494,4 +494,11 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
   return offsets;
 }
 
+std::optional<ChecksumConvention> checksum_convention_named(std::string_view name) noexcept {
+  if (name == "stored") return ChecksumConvention::kStoredBytes;
+  if (name == "decoded") return ChecksumConvention::kDecodedData;
+  if (name == "none") return ChecksumConvention::kNone;
+  return std::nullopt;
+}
+
 }  // namespace asdfcore::format

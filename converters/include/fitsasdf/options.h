@@ -3,7 +3,9 @@
 /// Settings for converting FITS to ASDF.
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "asdfcore/asdf_file.h"
 #include "asdfcore/format/container_writer.h"
@@ -44,12 +46,28 @@ enum class ScalingPolicy {
               ///< 32/64, as astropy reads them; BLANK becomes NaN).
 };
 
+/// Return the policy called `name` where users choose one ("raw", "physical"), or nothing.
+inline std::optional<ScalingPolicy> scaling_policy_named(std::string_view name) noexcept {
+  if (name == "raw") return ScalingPolicy::kRaw;
+  if (name == "physical") return ScalingPolicy::kPhysical;
+  return std::nullopt;
+}
+
 /// Which tag the `fits` item gets.
 enum class FitsTag {
   kAuto,      ///< The standard's fits-1.0.0 when every card fits its limits, else astropy's.
   kStandard,  ///< tag:stsci.edu:asdf/fits/fits-1.0.0 (keywords <= 8 chars, strings <= 60).
   kAstropy,   ///< tag:astropy.org:astropy/fits/fits-1.0.0 (same shape, no header limits).
 };
+
+/// Return the choice called `name` where users choose one ("auto", "standard", "astropy"), or
+/// nothing.
+inline std::optional<FitsTag> fits_tag_named(std::string_view name) noexcept {
+  if (name == "auto") return FitsTag::kAuto;
+  if (name == "standard") return FitsTag::kStandard;
+  if (name == "astropy") return FitsTag::kAstropy;
+  return std::nullopt;
+}
 
 /// Settings for `convert_fits_to_asdf`.
 struct ConvertOptions {

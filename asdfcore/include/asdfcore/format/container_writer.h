@@ -23,6 +23,10 @@ enum class ChecksumConvention {
   kNone,         ///< Write all zeros (no checksum).
 };
 
+/// Return the convention called `name` where users choose one ("stored", "decoded", "none"),
+/// or nothing for another name.
+std::optional<ChecksumConvention> checksum_convention_named(std::string_view name) noexcept;
+
 /// Bytes of an open file, streamed into the output in bounded chunks instead of being held in
 /// memory (a FITS image copied as it is).
 struct FileRange {
