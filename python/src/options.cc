@@ -45,6 +45,16 @@ void Kwargs::check_all_used(const char* function) const {
   }
 }
 
+int compression_level(Kwargs& kw) {
+  const int level = kw.get<int>("compression_level", -1);
+  if (level < -1 || level > 9) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "compression_level=" + std::to_string(level) +
+                    " is not 0 to 9 (or -1 for the codec's default)");
+  }
+  return level;
+}
+
 asdfcore::format::ChecksumConvention checksum_convention(Kwargs& kw) {
   return choice(kw, "checksum", "stored", asdfcore::format::checksum_convention_named,
                 "'stored', 'decoded', 'none'");
@@ -53,7 +63,7 @@ asdfcore::format::ChecksumConvention checksum_convention(Kwargs& kw) {
 ConvertOptions to_asdf_options(Kwargs& kw) {
   ConvertOptions o;
   o.compression = kw.get<std::string>("compress", "");
-  o.compression_level = kw.get<int>("compression_level", -1);
+  o.compression_level = compression_level(kw);
   o.scaling = choice(kw, "scaling", "raw", scaling_policy_named, "'raw', 'physical'");
   o.checksum = checksum_convention(kw);
   o.fits_tag = choice(kw, "fits_tag", "auto", fits_tag_named, "'auto', 'standard', 'astropy'");

@@ -38,6 +38,8 @@ class Kwargs {
   std::set<std::string> used_;
 };
 
+/// Read `compression_level`: 0 to 9, or -1 for the codec's default (as the command line).
+int compression_level(Kwargs& kw);
 /// Read `checksum` ("stored", "decoded" or "none"): what each written block's MD5 covers.
 asdfcore::format::ChecksumConvention checksum_convention(Kwargs& kw);
 /// Read the FITS -> ASDF settings (compress, compression_level, scaling, checksum, fits_tag,

@@ -204,7 +204,7 @@ void write(const py::object& path_object, const py::handle& tree, py::kwargs kwa
   asdfcore::WriteOptions options;
   options.asdf_standard = kw.get<std::string>("standard", options.asdf_standard);
   options.compression = kw.get<std::string>("compress", "");
-  options.compression_level = kw.get<int>("compression_level", -1);
+  options.compression_level = compression_level(kw);
   const auto order = kw.get<std::string>("byte_order", "keep");
   if (order == "little") {
     options.byte_order = asdfcore::ndarray::ByteOrder::kLittle;

@@ -109,6 +109,9 @@ def test_not_found_and_wrong_type(tmp_path):
 def test_invalid_arguments(tmp_path):
     with pytest.raises(fitsasdf.InvalidArgumentError, match="compress"):
         fitsasdf.write(tmp_path / "x.asdf", {"a": np.zeros(3)}, compress="zip")
+    with pytest.raises(fitsasdf.InvalidArgumentError, match="compression_level"):
+        fitsasdf.write(tmp_path / "x.asdf", {"a": np.zeros(3)}, compress="zlib",
+                       compression_level=42)
     with pytest.raises(fitsasdf.InvalidArgumentError, match="scaling"):
         fitsasdf.convert(CORPUS / "fits-astropy" / "arange.fits", tmp_path / "x.asdf",
                          scaling="cooked")
