@@ -42,7 +42,7 @@ def test_compressed_arrays_are_decoded_into_memory(tmp_path):
         array = f.tree["a"]
         assert mapping_of(array.ctypes.data) != str(path)
         assert np.array_equal(array, np.arange(4096))
-        assert f.tree["a"] is array  # decoded once
+        assert f.tree["a"] is array  # the tree is built once: the array is not decoded again
 
 
 def test_arrays_outlive_the_file_object(tmp_path):
