@@ -9,13 +9,15 @@ packages=(
   build-essential cmake ninja-build pkg-config git clang
   # libraries
   libcfitsio-dev libcfitsio-bin libyaml-dev zlib1g-dev libisal-dev libdeflate-dev libbz2-dev
-  liblz4-dev libssl-dev libboost-program-options-dev libvalijson-dev nlohmann-json3-dev catch2
+  liblz4-dev libssl-dev libboost-program-options-dev libpcre2-dev nlohmann-json3-dev catch2
   # fuzzing runtime for clang
   libclang-rt-14-dev
   # reference tools (the oracles the interop tests run)
   time
   python3 python3-numpy python3-asdf python3-asdf-astropy python3-astropy python3-lz4
   python3-gwcs python3-asdf-standard astropy-utils fitsverify
+  # the official JSON Schema test suite (draft4 tests, remotes/) for the schema engine
+  json-schema-test-suite
   # test inputs: .Z (LZW) FITS files; a fixed clock for fpack's fuzz seeds (tests/fuzz)
   ncompress faketime
   # the Python module (python/: pybind11 for /usr/bin/python3, numpy) and its pytest suite

@@ -1,0 +1,80 @@
+#pragma once
+/// \file
+/// Where schemas come from: a registry that maps schema URIs to documents and tags to schema URIs.
+///
+/// Documents are found in folders. Every `.yaml` or `.json` file under a folder that declares a
+/// top-level `id` is reachable by that URI (so the folders of python3-asdf-standard, asdf_astropy
+/// and the transform / wcs / coordinates schema packages work as they are installed); a prefix
+/// mapping (`add_prefix`) also reaches files by path, as the JSON-Schema-Test-Suite's `remotes/`
+/// need. Manifests (documents with `extension_uri` and `tags`) map tag URIs to schema URIs. A tag
+/// no manifest names falls back to python asdf's rule for the core tags
+/// (`tag:stsci.edu:asdf/X` -> `http://stsci.edu/schemas/asdf/X`).
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "asdfcore/tree/node.h"
+
+namespace asdfcore::schema {
+
+/// Environment variable naming site schema folders (separated by `:`), searched by
+/// `SchemaRegistry::with_defaults` before the installed ones.
+inline constexpr std::string_view kSchemaPathVariable = "FITSASDF_SCHEMA_PATH";
+
+/// Maps URIs to schema documents and tags to schema URIs. Thread-safe once built: lookups may
+/// run from several threads; documents are parsed on first use and kept.
+class SchemaRegistry {
+ public:
+  SchemaRegistry();
+  ~SchemaRegistry();
+  SchemaRegistry(const SchemaRegistry&) = delete;
+  SchemaRegistry& operator=(const SchemaRegistry&) = delete;
+
+  /// Return a registry over `extra_dirs` (searched first, in order), the folders named by
+  /// `FITSASDF_SCHEMA_PATH`, and the schema packages Debian installs for Python
+  /// (`installed_schema_dirs`). Folders that do not exist are skipped.
+  static std::shared_ptr<SchemaRegistry> with_defaults(
+      const std::vector<std::filesystem::path>& extra_dirs = {});
+
+  /// Return the folders of the installed schema packages that exist on this machine:
+  /// python3-asdf-standard, asdf_astropy, asdf_transform_schemas, asdf_wcs_schemas,
+  /// asdf_coordinates_schemas, and python3-jsonschema's draft-04 metaschema folder.
+  static std::vector<std::filesystem::path> installed_schema_dirs();
+
+  /// Index every schema and manifest file under `dir` (recursively). A URI found twice keeps
+  /// its first file. Throws `Error` (io) when `dir` cannot be listed.
+  void add_directory(const std::filesystem::path& dir);
+  /// Make URIs that start with `prefix` reach `dir`: `prefix + "a/b.json"` is the file
+  /// `dir/a/b.json` (or `dir/a/b.yaml`, `dir/a/b.json` when the URI has no extension).
+  void add_prefix(std::string prefix, std::filesystem::path dir);
+  /// Register `document` under `uri` (replacing what the URI named).
+  void add_document(const std::string& uri, tree::NodePtr document);
+
+  /// Return the document named by `uri` (no fragment), parsing its file on first use, or
+  /// nullptr when no folder has it. Throws `Error` (malformed) for a file that does not parse.
+  tree::NodePtr document(const std::string& uri) const;
+  /// Return the schema URIs that validate nodes tagged `tag`: those the manifests list, else the
+  /// core-tag fallback; empty when there is none. The URIs may still name missing documents.
+  std::vector<std::string> schemas_for_tag(const std::string& tag) const;
+  /// Return the number of schema documents and tag definitions indexed (for reports).
+  std::size_t document_count() const;
+  /// Return the number of tag definitions read from manifests.
+  std::size_t tag_count() const;
+
+ private:
+  void index_file(const std::filesystem::path& file);
+
+  mutable std::mutex mutex_;
+  std::map<std::string, std::filesystem::path, std::less<>> files_;
+  mutable std::map<std::string, tree::NodePtr, std::less<>> documents_;
+  std::vector<std::pair<std::string, std::filesystem::path>> prefixes_;
+  std::map<std::string, std::vector<std::string>, std::less<>> tag_schemas_;
+};
+
+}  // namespace asdfcore::schema

@@ -1,0 +1,96 @@
+// Validator: the walk over a tree that checks each tagged node against its tag's schemas, as
+// python asdf's validator does when it opens a file.
+
+#include "asdfcore/schema/validator.h"
+
+#include <set>
+#include <unordered_set>
+
+#include "asdfcore/error.h"
+#include "schema/evaluate.h"
+
+namespace asdfcore::schema {
+
+struct Validator::Impl {
+  explicit Impl(std::shared_ptr<const SchemaRegistry> r) : registry(r), schemas(std::move(r)) {}
+  std::shared_ptr<const SchemaRegistry> registry;
+  detail::SchemaSet schemas;
+  std::size_t max_findings = 1000;
+};
+
+Validator::Validator(std::shared_ptr<const SchemaRegistry> registry)
+    : impl_(std::make_unique<Impl>(std::move(registry))) {}
+Validator::~Validator() = default;
+Validator::Validator(Validator&&) noexcept = default;
+Validator& Validator::operator=(Validator&&) noexcept = default;
+
+void Validator::set_max_findings(std::size_t limit) noexcept { impl_->max_findings = limit; }
+
+std::vector<Finding> Validator::validate(const tree::NodePtr& instance,
+                                         const std::string& schema_uri) {
+  const detail::Schema& schema = impl_->schemas.get(schema_uri);
+  std::vector<Finding> findings;
+  detail::Context ctx{impl_->schemas, &findings, impl_->max_findings, "", 0, false};
+  detail::evaluate(schema, *instance, ctx);
+  return findings;
+}
+
+ValidationResult Validator::validate_tree(const tree::NodePtr& root) {
+  ValidationResult result;
+  std::set<std::string, std::less<>> unknown, missing;
+  std::unordered_set<const tree::Node*> seen;
+  struct Item {
+    const tree::Node* node;
+    std::string pointer;
+  };
+  std::vector<Item> stack{{root.get(), ""}};
+  while (!stack.empty()) {
+    Item item = std::move(stack.back());
+    stack.pop_back();
+    const tree::Node& node = *item.node;
+    if (!seen.insert(&node).second) continue;  // an alias: checked where first met
+    if (node.is_mapping()) {
+      bool reference = false;
+      for (const auto& [k, v] : node.entries()) {
+        reference = reference || (k->is_string() && k->as_string() == "$ref");
+      }
+      if (reference) continue;  // python asdf neither checks nor descends into a reference
+    }
+    const std::string& tag = node.tag();
+    if (!tag.empty() && !tag.starts_with(tree::kYamlTagPrefix)) {
+      const auto uris = impl_->registry->schemas_for_tag(tag);
+      if (uris.empty() && unknown.insert(tag).second) result.unknown_tags.push_back(tag);
+      bool checked = false;
+      for (const auto& uri : uris) {
+        const detail::Schema* schema = nullptr;
+        try {
+          schema = &impl_->schemas.get(uri);
+        } catch (const Error& e) {
+          if (e.code() != ErrorCode::kNotFound) throw;
+          if (missing.insert(uri).second) result.missing_schemas.push_back(uri);
+          continue;
+        }
+        checked = true;
+        detail::Context ctx{impl_->schemas, &result.findings, impl_->max_findings, item.pointer, 0, true};
+        detail::evaluate(*schema, node, ctx);
+      }
+      result.tagged_nodes += checked;
+    }
+    // Children, pushed in reverse so that they are visited in document order.
+    if (node.is_mapping()) {
+      const auto& entries = node.entries();
+      for (auto it = entries.rbegin(); it != entries.rend(); ++it) {
+        stack.push_back({it->second.get(), item.pointer + "/" + tree::escape_pointer_token(
+                                                                   detail::key_text(*it->first))});
+      }
+    } else if (node.is_sequence()) {
+      const auto& items = node.items();
+      for (std::size_t i = items.size(); i-- > 0;) {
+        stack.push_back({items[i].get(), item.pointer + "/" + std::to_string(i)});
+      }
+    }
+  }
+  return result;
+}
+
+}  // namespace asdfcore::schema
