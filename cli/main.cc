@@ -32,6 +32,8 @@ const Command kCommands[] = {
     {"explode", "split an ASDF file into a tree file and one file per block",
      fitsasdf::cli::run_explode},
     {"implode", "join an exploded ASDF file back into one file", fitsasdf::cli::run_implode},
+    {"validate", "check that ASDF files are sound: layout, blocks, checksums, arrays, schemas",
+     fitsasdf::cli::run_validate},
     {"verify", "check that FITS -> ASDF -> FITS gives the FITS file back (or compare a pair)",
      fitsasdf::cli::run_verify},
     {"diff", "show the differences between two FITS or two ASDF files (like fitsdiff)",

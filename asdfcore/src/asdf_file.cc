@@ -5,6 +5,7 @@
 
 #include "asdfcore/error.h"
 #include "asdfcore/extension/converter.h"
+#include "asdfcore/schema/validator.h"
 #include "asdfcore/tree/reference.h"
 
 namespace asdfcore {
@@ -133,6 +134,7 @@ struct AsdfFile::State {
   std::unique_ptr<FileBlocks> blocks;
   tree::NodePtr tree;
   std::vector<std::string> warnings;
+  std::vector<tree::DuplicateKey> duplicate_keys;
   mutable std::once_flag resolved_once;
   mutable tree::NodePtr resolved;
 };
@@ -161,9 +163,14 @@ AsdfFile AsdfFile::from_container(format::Container container, const std::string
   }
   const auto& prologue = container.prologue();
   if (prologue.tree_offset) {
-    state->tree = tree::parse_yaml(container.tree_text(), path, *prologue.tree_offset,
-                                   options.yaml)
-                      .root;
+    tree::YamlDocument doc =
+        tree::parse_yaml(container.tree_text(), path, *prologue.tree_offset, options.yaml);
+    state->tree = std::move(doc.root);
+    for (const auto& d : doc.duplicate_keys) {
+      state->warnings.push_back("byte " + std::to_string(d.offset) + " (" + d.where + "): the key '" +
+                                d.key + "' appears twice in one mapping; the last value is kept");
+    }
+    state->duplicate_keys = std::move(doc.duplicate_keys);
   }
   if (!state->tree || state->tree->is_null()) state->tree = tree::Node::make_mapping();
   try {
@@ -173,6 +180,19 @@ AsdfFile AsdfFile::from_container(format::Container container, const std::string
     }
   } catch (const Error& e) {
     throw e.with_context(ErrorContext{.file = path});
+  }
+  if (options.validate) {
+    const auto result = schema::Validator::for_this_thread().validate_tree(*state->tree);
+    if (!result.valid()) {
+      const schema::Finding& first = result.findings.front();
+      std::string message = "the tree breaks its schema: " + first.message + " (" +
+                            first.schema_uri + "#" + first.keyword + ")";
+      if (result.findings.size() > 1) {
+        message += "; " + std::to_string(result.findings.size() - 1) + " more finding" +
+                   (result.findings.size() > 2 ? "s" : "") + " (fitsasdf validate lists them)";
+      }
+      throw Error(ErrorCode::kSchema, message, ErrorContext{.file = path, .tree_path = first.pointer});
+    }
   }
   state->blocks = std::make_unique<FileBlocks>(std::move(container), options.verify_checksums,
                                                state->policy, options.layout);
@@ -188,6 +208,9 @@ const std::string& AsdfFile::asdf_standard() const noexcept {
 }
 const tree::NodePtr& AsdfFile::tree() const noexcept { return state_->tree; }
 const std::vector<std::string>& AsdfFile::warnings() const noexcept { return state_->warnings; }
+const std::vector<tree::DuplicateKey>& AsdfFile::duplicate_keys() const noexcept {
+  return state_->duplicate_keys;
+}
 const ndarray::BlockProvider& AsdfFile::blocks() const noexcept { return *state_->blocks; }
 
 tree::NodePtr AsdfFile::resolved_tree() const {

@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <array>
 
+#include <cstdlib>
+#include <string_view>
+
 #include "asdfcore/error.h"
+#include "asdfcore/schema/validator.h"
 #include "asdfcore/tree/yaml.h"
 #include "asdfcore/version.h"
 
@@ -82,6 +86,24 @@ NodePtr with_metadata(const NodePtr& root, const std::string& standard) {
   return out;
 }
 
+// FITSASDF_VALIDATE_WRITES=1 (the test suite sets it) makes every write validate its tree.
+bool validate_writes_requested() {
+  const char* value = std::getenv("FITSASDF_VALIDATE_WRITES");
+  return value != nullptr && *value != '\0' && std::string_view(value) != "0";
+}
+
+void check_before_writing(const Node& top, const std::string& path) {
+  const auto result = schema::Validator::for_this_thread().validate_tree(top);
+  if (result.valid()) return;
+  const schema::Finding& first = result.findings.front();
+  throw Error(ErrorCode::kSchema,
+              "refusing to write a tree that breaks its schema: " + first.message + " (" +
+                  first.schema_uri + "#" + first.keyword + "; " +
+                  std::to_string(result.findings.size()) + " finding" +
+                  (result.findings.size() == 1 ? ")" : "s)"),
+              ErrorContext{.file = path, .tree_path = first.pointer});
+}
+
 }  // namespace
 
 std::span<const std::string_view> supported_write_standards() noexcept { return kStandards; }
@@ -105,6 +127,7 @@ void write_asdf(const std::string& path, const NodePtr& root,
     }
     top->set_tag(default_root_tag(options.asdf_standard));
   }
+  if (options.validate || validate_writes_requested()) check_before_writing(*top, path);
   const std::string yaml = tree::emit_yaml(*top);
   format::WriteOptions layout = options.layout;
   layout.asdf_standard = options.asdf_standard;

@@ -19,6 +19,7 @@ std::string_view error_code_name(ErrorCode code) noexcept {
     case ErrorCode::kNotFound: return "not-found";
     case ErrorCode::kWrongType: return "wrong-type";
     case ErrorCode::kCancelled: return "cancelled";
+    case ErrorCode::kSchema: return "schema";
   }
   return "unknown";
 }

@@ -198,4 +198,32 @@ std::string to_json(const ConversionReport& report, int indent) {
 std::string to_json(const VerifyReport& report, int indent) { return verify_json(report).dump(indent); }
 std::string to_json(const DiffReport& report, int indent) { return diff_json(report).dump(indent); }
 
+std::string to_json(const asdfcore::FileValidation& result, int indent) {
+  ordered_json j;
+  j["file"] = result.file;
+  j["status"] = result.sound() ? "sound" : "findings";
+  j["asdf_standard"] = result.asdf_standard;
+  ordered_json findings = ordered_json::array();
+  for (const auto& f : result.findings) {
+    ordered_json one;
+    one["kind"] = asdfcore::finding_kind_name(f.kind);
+    one["pointer"] = f.pointer;
+    one["block"] = f.block ? ordered_json(*f.block) : ordered_json(nullptr);
+    one["offset"] = f.offset ? ordered_json(*f.offset) : ordered_json(nullptr);
+    one["schema"] = f.schema_uri;
+    one["keyword"] = f.keyword;
+    one["message"] = f.message;
+    one["value"] = f.value;
+    findings.push_back(std::move(one));
+  }
+  j["findings"] = std::move(findings);
+  j["notes"] = result.notes;
+  j["unknown_tags"] = result.unknown_tags;
+  j["missing_schemas"] = result.missing_schemas;
+  j["checked"] = {{"blocks", result.blocks},
+                  {"arrays", result.arrays},
+                  {"tagged_nodes", result.tagged_nodes}};
+  return j.dump(indent);
+}
+
 }  // namespace fitsasdf

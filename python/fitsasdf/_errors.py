@@ -92,6 +92,11 @@ class WrongTypeError(Error, TypeError):
     code = "wrong-type"
 
 
+class SchemaError(Error, ValueError):
+    """The tree breaks a schema (a file opened with ``validate=True``)."""
+    code = "schema"
+
+
 class CancelledError(Error):
     """The call was cancelled (by a progress callback); nothing was written."""
     code = "cancelled"
@@ -100,4 +105,4 @@ class CancelledError(Error):
 ERROR_CLASSES = {cls.code: cls for cls in (
     IoError, NotAsdfError, NotFitsError, UnsupportedVersionError, MalformedError,
     TruncatedError, CompressionError, ChecksumError, LimitError, InvalidArgumentError,
-    NotFoundError, WrongTypeError, CancelledError)}
+    NotFoundError, WrongTypeError, CancelledError, SchemaError)}

@@ -25,6 +25,10 @@ struct OpenOptions {
   /// Folders besides the file's own that external references and external blocks may reach.
   std::vector<std::filesystem::path> allowed_dirs;
   bool allow_any_path = false;         ///< Let external references reach any local file.
+  /// Check every tagged node of the tree against its schema, as python asdf does on open, and
+  /// throw `Error` (schema) naming the first node that breaks one (and how many do). Off by
+  /// default: fitsasdf trusts what it reads unless asked, for speed.
+  bool validate = false;
 };
 
 /// One ASDF file. Copies share the same open file.
@@ -51,6 +55,9 @@ class AsdfFile {
   tree::NodePtr resolved_tree() const;
   /// Return what was odd but not fatal: layout problems, unknown tag versions, ...
   const std::vector<std::string>& warnings() const noexcept;
+  /// Return the keys the tree's YAML repeats within one mapping (the last value is kept, as
+  /// PyYAML does; YAML forbids the repetition).
+  const std::vector<tree::DuplicateKey>& duplicate_keys() const noexcept;
 
   /// Return the source of block data for ndarrays of this file (including exploded blocks in
   /// sibling files).

@@ -22,6 +22,10 @@ struct AsdfWriteOptions {
   /// Set `asdf_library` and `history.extensions` as python asdf does (recommended: python asdf
   /// then knows which extension the file uses).
   bool add_metadata = true;
+  /// Check the tree against its schemas first and throw `Error` (schema), writing nothing, when
+  /// it breaks one. The environment variable FITSASDF_VALIDATE_WRITES=1 turns this on for every
+  /// write of the process (the test suite sets it, so that every output it makes is checked).
+  bool validate = false;
 };
 
 /// Return the ASDF Standard versions this library writes.

@@ -26,6 +26,7 @@ enum class ErrorCode {
   kNotFound,            ///< A tree path names nothing (a missing key, an index past the end).
   kWrongType,           ///< A value is not of the type asked for (or does not fit in it).
   kCancelled,           ///< The caller cancelled the operation; nothing was written.
+  kSchema,             ///< The tree breaks a schema (opened with `OpenOptions::validate`).
 };
 
 /// Return the stable lower-case name of `code` ("malformed", "checksum", ...).

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "asdfcore/asdf_file.h"
+#include "asdfcore/validate.h"
 #include "asdfcore/value.h"
 
 namespace asdfcore {
@@ -76,6 +77,13 @@ class File {
   /// Verify every block's MD5 checksum (either convention python asdf wrote). Throws `Error`
   /// (checksum) naming the first block that matches neither.
   void verify_checksums() const { file_->verify_unread_checksums(); }
+
+  /// Check the whole file and return every finding: layout, blocks decoded, checksums, array
+  /// bounds, references, and each tagged node against its schema (`asdfcore::validate`).
+  /// To refuse a file that breaks its schemas when opening it, set `OpenOptions::validate`.
+  FileValidation validate(const ValidateOptions& options = {}) const {
+    return asdfcore::validate(*file_, options);
+  }
 
   /// Return the lower-level file (layout, blocks, the tree's nodes).
   const AsdfFile& raw() const noexcept { return *file_; }

@@ -99,6 +99,11 @@ std::shared_ptr<SchemaRegistry> SchemaRegistry::with_defaults(
   return registry;
 }
 
+std::shared_ptr<const SchemaRegistry> SchemaRegistry::installed() {
+  static const std::shared_ptr<const SchemaRegistry> registry = with_defaults();
+  return registry;
+}
+
 void SchemaRegistry::add_directory(const fs::path& dir) {
   std::error_code ec;
   std::vector<fs::path> files;

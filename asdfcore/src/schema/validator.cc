@@ -24,6 +24,11 @@ Validator::~Validator() = default;
 Validator::Validator(Validator&&) noexcept = default;
 Validator& Validator::operator=(Validator&&) noexcept = default;
 
+Validator& Validator::for_this_thread() {
+  thread_local Validator validator(SchemaRegistry::installed());
+  return validator;
+}
+
 void Validator::set_max_findings(std::size_t limit) noexcept { impl_->max_findings = limit; }
 
 std::vector<Finding> Validator::validate(const tree::NodePtr& instance,
@@ -35,7 +40,7 @@ std::vector<Finding> Validator::validate(const tree::NodePtr& instance,
   return findings;
 }
 
-ValidationResult Validator::validate_tree(const tree::NodePtr& root) {
+ValidationResult Validator::validate_tree(const tree::Node& root) {
   ValidationResult result;
   std::set<std::string, std::less<>> unknown, missing;
   std::unordered_set<const tree::Node*> seen;
@@ -43,7 +48,7 @@ ValidationResult Validator::validate_tree(const tree::NodePtr& root) {
     const tree::Node* node;
     std::string pointer;
   };
-  std::vector<Item> stack{{root.get(), ""}};
+  std::vector<Item> stack{{&root, ""}};
   while (!stack.empty()) {
     Item item = std::move(stack.back());
     stack.pop_back();

@@ -118,6 +118,7 @@ struct Frame {
   std::string anchor;
   std::uint64_t size = 1;  // Nodes in the subtree so far, aliases counted as their size.
   yaml_mark_t start{};
+  yaml_mark_t key_mark{};  // where the pending key started
   std::vector<NodePtr> merges;                               // Values of `<<` keys, in order.
   std::unordered_map<std::string, std::size_t> string_keys;  // Plain string key -> entry.
 };
@@ -130,8 +131,8 @@ struct Anchor {
 
 // Add `key: value` to `map` as a Python dict would: a key already present keeps its place and
 // takes the new value. Plain string keys of a large mapping are found through `index` (built
-// once the mapping grows), other keys by deep_equal.
-void upsert(Node& map, std::unordered_map<std::string, std::size_t>& index, NodePtr key,
+// once the mapping grows), other keys by deep_equal. Return true when the key was present.
+bool upsert(Node& map, std::unordered_map<std::string, std::size_t>& index, NodePtr key,
             NodePtr value) {
   constexpr std::size_t kIndexFrom = 16;
   auto& entries = map.entries();
@@ -141,7 +142,7 @@ void upsert(Node& map, std::unordered_map<std::string, std::size_t>& index, Node
       for (auto& entry : entries) {
         if (is_plain_string_key(*entry.first) && entry.first->as_string() == name) {
           entry.second = std::move(value);
-          return;
+          return true;
         }
       }
     } else {
@@ -155,18 +156,19 @@ void upsert(Node& map, std::unordered_map<std::string, std::size_t>& index, Node
       const auto [it, inserted] = index.try_emplace(name, entries.size());
       if (!inserted) {
         entries[it->second].second = std::move(value);
-        return;
+        return true;
       }
     }
   } else {
     for (auto& entry : entries) {
       if (!is_plain_string_key(*entry.first) && deep_equal(*entry.first, *key)) {
         entry.second = std::move(value);
-        return;
+        return true;
       }
     }
   }
   entries.emplace_back(std::move(key), std::move(value));
+  return false;
 }
 
 class Reader {
@@ -192,6 +194,7 @@ class Reader {
     Event event;
     while (true) {
       if (!event.next(parser.get())) parser_error(*parser.get());
+      event_mark_ = event->start_mark;
       switch (event->type) {
         case YAML_DOCUMENT_START_EVENT:
           start_document(*event);
@@ -214,6 +217,7 @@ class Reader {
           YamlDocument doc;
           doc.root = root_ ? root_ : Node::make_null();
           doc.tag_handles = std::move(tag_handles_);
+          doc.duplicate_keys = std::move(duplicates_);
           return doc;
         }
         default:
@@ -349,6 +353,7 @@ class Reader {
     }
     if (!frame.has_key) {
       frame.key = std::move(node);
+      frame.key_mark = event_mark_;
       frame.has_key = true;
       return;
     }
@@ -361,7 +366,11 @@ class Reader {
     if (key->is_string() && key->tag() == kValueTag) {
       key = Node::make_string(key->as_string());  // PyYAML reads a `=` key as the string "=".
     }
-    upsert(*frame.node, frame.string_keys, std::move(key), std::move(node));
+    const std::string shown = key->is_string() ? key->as_string() : describe_for_error(*key);
+    if (upsert(*frame.node, frame.string_keys, std::move(key), std::move(node))) {
+      duplicates_.push_back(DuplicateKey{shown, byte_offset(frame.key_mark.index),
+                                         line_column(frame.key_mark)});
+    }
   }
 
   void scalar(const yaml_event_t& event) {
@@ -531,6 +540,8 @@ class Reader {
   std::unordered_map<std::string, Anchor> anchors_;
   NodePtr root_;
   std::vector<std::pair<std::string, std::string>> tag_handles_;
+  std::vector<DuplicateKey> duplicates_;
+  yaml_mark_t event_mark_{};
   int documents_ = 0;
   std::uint64_t nodes_ = 0;
   std::uint64_t alias_nodes_ = 0;

@@ -1,12 +1,14 @@
 #pragma once
 /// \file
-/// The reports of the conversions, the verification and the comparisons as JSON documents: what
-/// `fitsasdf convert --json`, `verify --json` and `diff --json` print (their fields are listed
-/// in README.md) and what the Python module's report objects are made from.
+/// The reports of the conversions, the verification, the comparisons and the validation as JSON
+/// documents: what `fitsasdf convert --json`, `verify --json`, `diff --json` and `validate
+/// --json` print (their fields are listed in README.md) and what the Python module's report
+/// objects are made from.
 
 #include <string>
 #include <string_view>
 
+#include "asdfcore/validate.h"
 #include "fitsasdf/convert.h"
 #include "fitsasdf/diff.h"
 #include "fitsasdf/verify.h"
@@ -22,6 +24,11 @@ std::string to_json(const VerifyReport& report, int indent = -1);
 /// Return `report` as a JSON object (`a`, `b`, `format`, `converted`, `identical`, and `fits`
 /// or `asdf`); `indent` as above.
 std::string to_json(const DiffReport& report, int indent = -1);
+
+/// Return `result` as a JSON object (`file`, `status` "sound" or "findings", `asdf_standard`,
+/// `findings` each with `kind`, `pointer`, `block`, `offset`, `schema`, `keyword`, `message`,
+/// `value`; `notes`, `unknown_tags`, `missing_schemas`, `checked`); `indent` as above.
+std::string to_json(const asdfcore::FileValidation& result, int indent = -1);
 
 /// Return the name of `state` as the reports give it: "absent", "valid" or "invalid".
 std::string_view checksum_state_name(ChecksumState state) noexcept;

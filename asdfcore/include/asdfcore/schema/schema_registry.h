@@ -42,6 +42,10 @@ class SchemaRegistry {
   static std::shared_ptr<SchemaRegistry> with_defaults(
       const std::vector<std::filesystem::path>& extra_dirs = {});
 
+  /// Return the process-wide registry over `FITSASDF_SCHEMA_PATH` and the installed schema
+  /// packages, built on first use.
+  static std::shared_ptr<const SchemaRegistry> installed();
+
   /// Return the folders of the installed schema packages that exist on this machine:
   /// python3-asdf-standard, asdf_astropy, asdf_transform_schemas, asdf_wcs_schemas,
   /// asdf_coordinates_schemas, and python3-jsonschema's draft-04 metaschema folder.

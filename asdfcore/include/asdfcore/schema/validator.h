@@ -59,7 +59,7 @@ class Validator {
   Validator& operator=(Validator&&) noexcept;
 
   /// Check every tagged node of the tree `root` against the schemas of its tag.
-  ValidationResult validate_tree(const tree::NodePtr& root);
+  ValidationResult validate_tree(const tree::Node& root);
   /// Check `instance` against the schema named by `schema_uri` (a document URI, optionally with
   /// a `#` fragment), as plain JSON Schema: mappings with a `$ref` key are checked like any
   /// other (`validate_tree` skips them). Throws `Error` (not-found) when the registry has no
@@ -68,6 +68,10 @@ class Validator {
 
   /// Stop collecting after this many findings (0: no limit). Default 1000.
   void set_max_findings(std::size_t limit) noexcept;
+
+  /// Return this thread's validator over `SchemaRegistry::installed()` (schemas compiled once
+  /// per thread, kept for the thread's life).
+  static Validator& for_this_thread();
 
  private:
   struct Impl;

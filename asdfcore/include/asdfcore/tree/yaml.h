@@ -38,10 +38,19 @@ struct YamlReadOptions {
   std::size_t max_alias_expansion = 1'000'000;  ///< Nodes reachable through aliases, in total.
 };
 
+/// A key met twice in one mapping. YAML forbids it; PyYAML (and so python asdf) keeps the last
+/// value without a word, and so does this reader, which also records it here.
+struct DuplicateKey {
+  std::string key;          ///< The key (a string key's text, else a short description).
+  std::uint64_t offset = 0; ///< Byte offset of its second appearance in the file.
+  std::string where;        ///< "line L, column C" of the second appearance.
+};
+
 /// The result of reading a YAML document.
 struct YamlDocument {
   NodePtr root;  ///< The document's root node (a null node for an empty document).
   std::vector<std::pair<std::string, std::string>> tag_handles;  ///< `%TAG` handle -> prefix.
+  std::vector<DuplicateKey> duplicate_keys;  ///< Keys met twice in one mapping, in order.
 };
 
 /// Parse `text`, which holds exactly one YAML 1.1 document (UTF-8). Tags are resolved through
