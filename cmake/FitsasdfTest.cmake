@@ -15,5 +15,8 @@ function(fitsasdf_add_test_suite name)
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE fitsasdf_test_support ${ARG_LIBS})
   fitsasdf_warnings(${name})
-  catch_discover_tests(${name} TEST_PREFIX "${name}:" PROPERTIES TIMEOUT ${FITSASDF_TEST_TIMEOUT})
+  # FITSASDF_VALIDATE_WRITES: every ASDF file a test makes (through the library or the command)
+  # is checked against its schemas before it is written; one that breaks them fails the test.
+  catch_discover_tests(${name} TEST_PREFIX "${name}:" PROPERTIES TIMEOUT ${FITSASDF_TEST_TIMEOUT}
+                       ENVIRONMENT "FITSASDF_VALIDATE_WRITES=1")
 endfunction()

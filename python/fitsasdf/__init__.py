@@ -20,18 +20,20 @@ from . import _fitsasdf
 from ._errors import (Error, IoError, NotAsdfError, NotFitsError, UnsupportedVersionError,
                       MalformedError, TruncatedError, CompressionError, ChecksumError,
                       LimitError, InvalidArgumentError, NotFoundError, WrongTypeError,
-                      CancelledError)
-from ._records import (Record, ConversionReport, VerifyReport, DiffReport, BatchReport,
+                      CancelledError, SchemaError)
+from ._records import (Record, ConversionReport, VerifyReport, DiffReport, ValidationReport,
+                       BatchReport,
                        Progress, Tagged, TaggedDict, TaggedList, TaggedString, TaggedScalar)
 
 __version__ = _fitsasdf.__version__
 
 __all__ = [
-    "convert", "verify", "diff", "batch", "open", "write", "AsdfFile",
+    "convert", "verify", "diff", "validate", "batch", "open", "write", "AsdfFile",
     "Error", "IoError", "NotAsdfError", "NotFitsError", "UnsupportedVersionError",
     "MalformedError", "TruncatedError", "CompressionError", "ChecksumError", "LimitError",
-    "InvalidArgumentError", "NotFoundError", "WrongTypeError", "CancelledError",
-    "Record", "ConversionReport", "VerifyReport", "DiffReport", "BatchReport", "Progress",
+    "InvalidArgumentError", "NotFoundError", "WrongTypeError", "CancelledError", "SchemaError",
+    "Record", "ConversionReport", "VerifyReport", "DiffReport", "ValidationReport",
+    "BatchReport", "Progress",
     "Tagged", "TaggedDict", "TaggedList", "TaggedString", "TaggedScalar",
 ]
 
@@ -222,8 +224,12 @@ class AsdfFile:
         self._native.verify_checksums()
 
     def validate(self):
-        """Schema validation is not in fitsasdf yet: raises NotImplementedError."""
-        raise NotImplementedError("fitsasdf does not validate against the ASDF schemas yet")
+        """Check the whole file and return a `ValidationReport`: the layout, every block decoded
+        with its checksum, every array's bytes, every `$ref`, and every tagged node against its
+        schema (as python asdf does on open). Findings are reported, never raised:
+        `report.status` is "sound" or "findings", and `report.findings` lists each with its
+        `kind`, JSON `pointer`, `schema`, `keyword`, `message` and `value`."""
+        return ValidationReport.from_json(self._native.validate())
 
     def close(self):
         """Let the file go."""
@@ -241,16 +247,32 @@ class AsdfFile:
         return f"<fitsasdf.AsdfFile {self._native.path if not self.closed else ''!r} {state}>"
 
 
-def open(path, *, verify_checksums=False, max_memory=_DEFAULT_MAX_MEMORY):
+def open(path, *, verify_checksums=False, max_memory=_DEFAULT_MAX_MEMORY, validate=False):
     """Open the ASDF file `path` for reading and return an `AsdfFile`.
 
     The file is memory-mapped and its tree parsed; nothing is read from a block until its array
     is asked for. `verify_checksums` checks every block's MD5 now. `max_memory` bounds the
-    buffer a compressed block may decode into (bytes). Raises `Error` naming the file and the
-    byte offset (`NotAsdfError`, `MalformedError`, `TruncatedError`, ...).
+    buffer a compressed block may decode into (bytes). `validate` checks every tagged node
+    against its schema, as python asdf's `asdf.open` does, and raises `SchemaError` naming the
+    first node that breaks one. Raises `Error` naming the file and the byte offset
+    (`NotAsdfError`, `MalformedError`, `TruncatedError`, ...).
     """
     return AsdfFile(_fitsasdf.File.open(path, verify_checksums=verify_checksums,
-                                        max_memory=max_memory))
+                                        max_memory=max_memory, validate=validate))
+
+
+def validate(path, *, schema_path=(), schemas=True, blocks=True, max_findings=1000,
+             max_memory=_DEFAULT_MAX_MEMORY):
+    """Check the ASDF file `path` (or the ASDF extension of a FITS file) and return a
+    `ValidationReport`, as `fitsasdf validate` does: layout, blocks decoded and their checksums
+    (unless `blocks` is False), array bounds, references, the rules no schema states, and every
+    tagged node against its schema (unless `schemas` is False). `schema_path` names folders of
+    extra schemas and manifests, searched before the installed ones. Raises `Error` only when
+    the file cannot be checked at all (not ASDF, unparsable tree, I/O).
+    """
+    text = _fitsasdf.validate(path, schema_path=[str(p) for p in schema_path], schemas=schemas,
+                              blocks=blocks, max_findings=max_findings, max_memory=max_memory)
+    return ValidationReport.from_json(text)
 
 
 def write(path, tree, *, standard="1.5.0", compress=None, compression_level=-1,

@@ -97,6 +97,23 @@ class DiffReport(Record):
     __slots__ = ()
 
 
+class ValidationReport(Record):
+    """What a validation found (`fitsasdf.validate`, `AsdfFile.validate`).
+
+    Fields: `file`, `status` ("sound" or "findings"), `asdf_standard`, `findings` (each with
+    `kind`: layout, block, checksum, array, reference, schema or tree; `pointer`, `block`,
+    `offset`, `schema`, `keyword`, `message`, `value`), `notes`, `unknown_tags` (tags with no
+    schema, not checked), `missing_schemas`, `checked` (`blocks`, `arrays`, `tagged_nodes`).
+    """
+
+    __slots__ = ()
+
+    @property
+    def sound(self):
+        """True when nothing was found."""
+        return self.status == "sound"
+
+
 class BatchReport(Record):
     """What a batch did.
 

@@ -1,8 +1,12 @@
 // convert, verify and diff: the library's calls, run by run_call (GIL released, progress,
 // Ctrl-C); the reports go back as their JSON documents (fitsasdf/report_json.h), which the
 // package turns into report objects.
+#include <pybind11/stl.h>
+
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "asdfcore/error.h"
 #include "call.h"
@@ -11,6 +15,7 @@
 #include "fitsasdf/output_names.h"
 #include "fitsasdf/report_json.h"
 #include "fitsasdf/to_fits.h"
+#include "fitsasdf/validate_file.h"
 #include "fitsasdf/verify.h"
 #include "options.h"
 
@@ -89,6 +94,32 @@ std::string diff(const py::object& a_arg, const py::object& b_arg, py::kwargs kw
   return json;
 }
 
+/// validate(path, **options) -> report JSON (a FileValidation)
+std::string validate(const py::object& path_arg_object, py::kwargs kwargs) {
+  Kwargs kw(std::move(kwargs));
+  const auto dirs = kw.get<std::vector<std::string>>("schema_path", {});
+  asdfcore::ValidateOptions options;
+  options.schemas = kw.get<bool>("schemas", true);
+  options.blocks = kw.get<bool>("blocks", true);
+  const auto max_findings = kw.get<std::size_t>("max_findings", 1000);
+  asdfcore::OpenOptions open;
+  open.layout.max_block_data_size = kw.get<std::uint64_t>("max_memory", open.layout.max_block_data_size);
+  kw.check_all_used("validate");
+  const std::string path = path_arg(path_arg_object);
+  std::string json;
+  without_gil([&] {
+    std::optional<asdfcore::schema::Validator> own;
+    if (!dirs.empty() || max_findings != 1000) {
+      own.emplace(asdfcore::schema::SchemaRegistry::with_defaults(
+          std::vector<std::filesystem::path>(dirs.begin(), dirs.end())));
+      own->set_max_findings(max_findings);
+      options.validator = &*own;
+    }
+    json = to_json(validate_file(path, open, options));
+  });
+  return json;
+}
+
 }  // namespace
 
 void bind_convert(py::module_& m) {
@@ -98,6 +129,8 @@ void bind_convert(py::module_& m) {
         "Verify a round trip (see fitsasdf.verify); return the report as JSON.");
   m.def("diff", &diff, py::arg("a"), py::arg("b"),
         "Compare two files (see fitsasdf.diff); return the report as JSON.");
+  m.def("validate", &validate, py::arg("path"),
+        "Check a file (see fitsasdf.validate); return the report as JSON.");
 }
 
 }  // namespace fitsasdf::python

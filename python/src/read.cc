@@ -24,6 +24,7 @@
 #include "bindings.h"
 #include "call.h"
 #include "dtypes.h"
+#include "fitsasdf/report_json.h"
 
 namespace fitsasdf::python {
 namespace {
@@ -261,10 +262,12 @@ class PyFile {
   std::optional<py::object> tree_;
 };
 
-PyFile open_file(const py::object& path_object, bool verify_checksums, std::uint64_t max_memory) {
+PyFile open_file(const py::object& path_object, bool verify_checksums, std::uint64_t max_memory,
+                 bool validate) {
   const std::string path = path_arg(path_object);
   asdfcore::OpenOptions options;
   options.layout.max_block_data_size = max_memory;
+  options.validate = validate;
   asdfcore::File file = without_gil([&] {
     asdfcore::File f = asdfcore::File::open(path, options);
     if (verify_checksums) f.verify_checksums();
@@ -278,7 +281,8 @@ PyFile open_file(const py::object& path_object, bool verify_checksums, std::uint
 void bind_read(py::module_& m) {
   py::class_<PyFile>(m, "File", "An opened ASDF file (fitsasdf.AsdfFile wraps it).")
       .def_static("open", &open_file, py::arg("path"), py::arg("verify_checksums") = false,
-                  py::arg("max_memory") = std::uint64_t{8} << 30, "Open an ASDF file.")
+                  py::arg("max_memory") = std::uint64_t{8} << 30, py::arg("validate") = false,
+                  "Open an ASDF file.")
       .def_property_readonly(
           "path", [](const PyFile& f) { return f.file().path(); }, "The path opened.")
       .def_property_readonly(
@@ -296,6 +300,14 @@ void bind_read(py::module_& m) {
           "verify_checksums",
           [](const PyFile& f) { without_gil([&] { f.file().verify_checksums(); }); },
           "Check every block's MD5.")
+      .def(
+          "validate",
+          [](const PyFile& f) {
+            std::string json;
+            without_gil([&] { json = to_json(f.file().validate()); });
+            return json;
+          },
+          "Check the whole file; return the report as JSON.")
       .def("close", &PyFile::close, "Let the file go.");
 }
 

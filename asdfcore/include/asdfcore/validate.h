@@ -37,7 +37,7 @@ std::string_view finding_kind_name(FindingKind kind) noexcept;
 
 /// One thing wrong with a file.
 struct FileFinding {
-  FindingKind kind = FindingKind::kSchema;
+  FindingKind kind = FindingKind::kSchema;  ///< What the finding is about.
   std::string pointer;                 ///< JSON Pointer into the tree, when about a node.
   std::optional<std::size_t> block;    ///< Block number, when about a block.
   std::optional<std::uint64_t> offset; ///< Byte offset in the file, when known.

@@ -68,16 +68,38 @@ std::string top_level_value(const std::string& text, std::string_view key) {
 SchemaRegistry::SchemaRegistry() = default;
 SchemaRegistry::~SchemaRegistry() = default;
 
-std::vector<fs::path> SchemaRegistry::installed_schema_dirs() {
-  std::vector<fs::path> dirs;
-  for (const char* package : {"asdf_standard/resources", "asdf_astropy/resources",
-                              "asdf_transform_schemas/resources", "asdf_wcs_schemas/resources",
-                              "asdf_coordinates_schemas/resources", "jsonschema/schemas"}) {
-    const fs::path dir = fs::path(kDistPackages) / package;
+void SchemaRegistry::add_installed() {
+  // (package folder, schema folder in it, URI prefix, manifest folder in it), as each package's
+  // integration.py declares its resource mappings.
+  struct Package {
+    const char* schemas;
+    const char* prefix;
+    const char* manifests;
+  };
+  static constexpr Package kPackages[] = {
+      {"asdf_standard/resources/schemas/stsci.edu", "http://stsci.edu/schemas/",
+       "asdf_standard/resources/manifests/asdf-format.org/core"},
+      {"asdf_standard/resources/schemas/asdf-format.org/core",
+       "asdf://asdf-format.org/core/schemas/", nullptr},
+      {"asdf_astropy/resources/schemas", "http://astropy.org/schemas/astropy/",
+       "asdf_astropy/resources/manifests"},
+      {"asdf_transform_schemas/resources/stsci.edu/schemas",
+       "http://stsci.edu/schemas/asdf/transform/",
+       "asdf_transform_schemas/resources/asdf-format.org/manifests"},
+      {"asdf_wcs_schemas/resources/schemas/stsci.edu/gwcs", "http://stsci.edu/schemas/gwcs/",
+       "asdf_wcs_schemas/resources/manifests"},
+      {"asdf_coordinates_schemas/resources/schemas",
+       "http://astropy.org/schemas/astropy/coordinates/",
+       "asdf_coordinates_schemas/resources/manifests"},
+  };
+  const fs::path root(kDistPackages);
+  for (const auto& p : kPackages) {
     std::error_code ec;
-    if (fs::is_directory(dir, ec)) dirs.push_back(dir);
+    if (fs::is_directory(root / p.schemas, ec)) add_prefix(p.prefix, root / p.schemas);
+    if (p.manifests != nullptr && fs::is_directory(root / p.manifests, ec)) {
+      add_manifests(root / p.manifests);
+    }
   }
-  return dirs;
 }
 
 std::shared_ptr<SchemaRegistry> SchemaRegistry::with_defaults(
@@ -95,7 +117,7 @@ std::shared_ptr<SchemaRegistry> SchemaRegistry::with_defaults(
       list.remove_prefix(colon + 1);
     }
   }
-  for (const auto& dir : installed_schema_dirs()) registry->add_directory(dir);
+  registry->add_installed();
   return registry;
 }
 
@@ -140,12 +162,18 @@ void SchemaRegistry::index_file(const fs::path& file) {
     manifest = !top_level_value(text, "extension_uri").empty();
   }
   if (id.empty()) return;
-  std::lock_guard lock(mutex_);
-  files_.emplace(strip_empty_fragment(id), file);
-  if (!manifest) return;
+  {
+    std::lock_guard lock(mutex_);
+    files_.emplace(strip_empty_fragment(id), file);
+  }
+  if (manifest) read_manifest(file);
+}
+
+void SchemaRegistry::read_manifest(const fs::path& file) const {
   const tree::NodePtr root = parse_document(file);
   const auto tags = root->is_mapping() ? root->get("tags") : nullptr;
   if (!tags || !tags->is_sequence()) return;
+  std::lock_guard lock(mutex_);
   for (const auto& entry : tags->items()) {
     if (!entry->is_mapping()) continue;
     const auto tag = entry->get("tag_uri");
@@ -158,6 +186,31 @@ void SchemaRegistry::index_file(const fs::path& file) {
       }
     }
     tag_schemas_.emplace(tag->as_string(), std::move(uris));
+  }
+}
+
+void SchemaRegistry::add_manifests(fs::path dir) {
+  std::lock_guard lock(mutex_);
+  pending_manifests_.push_back(std::move(dir));
+}
+
+// Read the manifest folders added so far (called with `mutex_` not held). A second thread
+// asking meanwhile waits on `manifests_mutex_` until the tag map is complete.
+void SchemaRegistry::read_pending_manifests() const {
+  std::lock_guard reading(manifests_mutex_);
+  std::vector<fs::path> dirs;
+  {
+    std::lock_guard lock(mutex_);
+    dirs.swap(pending_manifests_);
+  }
+  for (const auto& dir : dirs) {
+    std::vector<fs::path> files;
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->path().extension() == ".yaml") files.push_back(it->path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& file : files) read_manifest(file);
   }
 }
 
@@ -200,6 +253,7 @@ tree::NodePtr SchemaRegistry::document(const std::string& uri_in) const {
 }
 
 std::vector<std::string> SchemaRegistry::schemas_for_tag(const std::string& tag) const {
+  read_pending_manifests();
   std::lock_guard lock(mutex_);
   if (auto it = tag_schemas_.find(tag); it != tag_schemas_.end()) return it->second;
   // python asdf's rule for core tags no manifest lists (older or newer versions).
@@ -216,6 +270,7 @@ std::size_t SchemaRegistry::document_count() const {
 }
 
 std::size_t SchemaRegistry::tag_count() const {
+  read_pending_manifests();
   std::lock_guard lock(mutex_);
   return tag_schemas_.size();
 }

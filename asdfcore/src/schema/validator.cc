@@ -4,6 +4,7 @@
 #include "asdfcore/schema/validator.h"
 
 #include <set>
+#include <tuple>
 #include <unordered_set>
 
 #include "asdfcore/error.h"
@@ -95,6 +96,13 @@ ValidationResult Validator::validate_tree(const tree::Node& root) {
       }
     }
   }
+  // A node checked through its parent's schema (`$ref: software-1.0.0`) and again through its own
+  // tag breaks the same keyword twice: report it once (python asdf skips a node and schema it
+  // has seen).
+  std::set<std::tuple<std::string, std::string, std::string, std::string>> reported;
+  std::erase_if(result.findings, [&](const Finding& f) {
+    return !reported.emplace(f.pointer, f.schema_uri, f.keyword, f.message).second;
+  });
   return result;
 }
 

@@ -60,11 +60,8 @@ Tally run_file(const fs::path& file) {
   Tally tally;
   auto registry = std::make_shared<asdfcore::schema::SchemaRegistry>();
   registry->add_prefix("http://localhost:1234/", kSuite / "remotes");
-  for (const auto& dir : asdfcore::schema::SchemaRegistry::installed_schema_dirs()) {
-    if (dir.filename() == "schemas" && dir.parent_path().filename() == "jsonschema") {
-      registry->add_directory(dir);
-    }
-  }
+  // The draft-04 metaschema ("remote ref, containing refs itself"), python3-jsonschema's copy.
+  registry->add_directory("/usr/lib/python3/dist-packages/jsonschema/schemas");
   int index = 0;
   for (const auto& group : groups) {
     const std::string uri = "urn:suite:" + file.stem().string() + ":" + std::to_string(index++);

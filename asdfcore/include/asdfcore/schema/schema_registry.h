@@ -2,13 +2,16 @@
 /// \file
 /// Where schemas come from: a registry that maps schema URIs to documents and tags to schema URIs.
 ///
-/// Documents are found in folders. Every `.yaml` or `.json` file under a folder that declares a
-/// top-level `id` is reachable by that URI (so the folders of python3-asdf-standard, asdf_astropy
-/// and the transform / wcs / coordinates schema packages work as they are installed); a prefix
-/// mapping (`add_prefix`) also reaches files by path, as the JSON-Schema-Test-Suite's `remotes/`
-/// need. Manifests (documents with `extension_uri` and `tags`) map tag URIs to schema URIs. A tag
-/// no manifest names falls back to python asdf's rule for the core tags
-/// (`tag:stsci.edu:asdf/X` -> `http://stsci.edu/schemas/asdf/X`).
+/// Documents are found in folders, two ways:
+/// - A prefix mapping (`add_prefix`) reaches files by path: `prefix + "core/ndarray-1.0.0"` is
+///   `dir/core/ndarray-1.0.0.yaml`. This is how python asdf's packages map their resources
+///   (their `integration.py`), and how the installed schemas are reached: nothing is read until
+///   a schema is needed.
+/// - `add_directory` indexes every `.yaml` or `.json` file under a folder by its top-level `id`
+///   (site schemas, `--schema-path`), wherever it lies.
+/// Manifests (documents with `extension_uri` and `tags`) map tag URIs to schema URIs; they are
+/// read on the first tag lookup. A tag no manifest names falls back to python asdf's rule for
+/// the core tags (`tag:stsci.edu:asdf/X` -> `http://stsci.edu/schemas/asdf/X`).
 
 #include <filesystem>
 #include <map>
@@ -38,7 +41,7 @@ class SchemaRegistry {
 
   /// Return a registry over `extra_dirs` (searched first, in order), the folders named by
   /// `FITSASDF_SCHEMA_PATH`, and the schema packages Debian installs for Python
-  /// (`installed_schema_dirs`). Folders that do not exist are skipped.
+  /// (`add_installed`).
   static std::shared_ptr<SchemaRegistry> with_defaults(
       const std::vector<std::filesystem::path>& extra_dirs = {});
 
@@ -46,14 +49,16 @@ class SchemaRegistry {
   /// packages, built on first use.
   static std::shared_ptr<const SchemaRegistry> installed();
 
-  /// Return the folders of the installed schema packages that exist on this machine:
-  /// python3-asdf-standard, asdf_astropy, asdf_transform_schemas, asdf_wcs_schemas,
-  /// asdf_coordinates_schemas, and python3-jsonschema's draft-04 metaschema folder.
-  static std::vector<std::filesystem::path> installed_schema_dirs();
+  /// Add the schema packages installed for Debian's python3 that exist on this machine, with
+  /// the URI prefixes their `integration.py` gives them: python3-asdf-standard, asdf-astropy,
+  /// asdf-transform-schemas, asdf-wcs-schemas, asdf-coordinates-schemas.
+  void add_installed();
 
-  /// Index every schema and manifest file under `dir` (recursively). A URI found twice keeps
-  /// its first file. Throws `Error` (io) when `dir` cannot be listed.
+  /// Index every schema and manifest file under `dir` (recursively) by its `id`. A URI found
+  /// twice keeps its first file. Throws `Error` (io) when `dir` cannot be listed.
   void add_directory(const std::filesystem::path& dir);
+  /// Read the manifests directly in `dir` (not below it) on the first tag lookup.
+  void add_manifests(std::filesystem::path dir);
   /// Make URIs that start with `prefix` reach `dir`: `prefix + "a/b.json"` is the file
   /// `dir/a/b.json` (or `dir/a/b.yaml`, `dir/a/b.json` when the URI has no extension).
   void add_prefix(std::string prefix, std::filesystem::path dir);
@@ -73,12 +78,16 @@ class SchemaRegistry {
 
  private:
   void index_file(const std::filesystem::path& file);
+  void read_manifest(const std::filesystem::path& file) const;
+  void read_pending_manifests() const;
 
   mutable std::mutex mutex_;
+  mutable std::mutex manifests_mutex_;
   std::map<std::string, std::filesystem::path, std::less<>> files_;
   mutable std::map<std::string, tree::NodePtr, std::less<>> documents_;
   std::vector<std::pair<std::string, std::filesystem::path>> prefixes_;
-  std::map<std::string, std::vector<std::string>, std::less<>> tag_schemas_;
+  mutable std::map<std::string, std::vector<std::string>, std::less<>> tag_schemas_;
+  mutable std::vector<std::filesystem::path> pending_manifests_;
 };
 
 }  // namespace asdfcore::schema

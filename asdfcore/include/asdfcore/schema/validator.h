@@ -45,9 +45,11 @@ struct ValidationResult {
                                            ///< warns), each once, in tree order.
   std::vector<std::string> missing_schemas;///< Schema URIs a tag maps to that no folder has.
   std::size_t tagged_nodes = 0;            ///< Tagged nodes checked against a schema.
+  /// True when nothing breaks a schema.
   bool valid() const noexcept { return findings.empty(); }
 };
 
+/// Checks trees against the schemas of a registry, compiling each schema once and keeping it.
 class Validator {
  public:
   /// Make a validator whose schemas come from `registry`.
@@ -55,7 +57,9 @@ class Validator {
   ~Validator();
   Validator(const Validator&) = delete;
   Validator& operator=(const Validator&) = delete;
+  /// Move the compiled schemas along.
   Validator(Validator&&) noexcept;
+  /// Move the compiled schemas along.
   Validator& operator=(Validator&&) noexcept;
 
   /// Check every tagged node of the tree `root` against the schemas of its tag.
