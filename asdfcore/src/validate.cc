@@ -82,6 +82,13 @@ void check_arrays(const AsdfFile& file, FileValidation& out) {
 }
 
 void check_references(const AsdfFile& file, FileValidation& out) {
+  // Resolving copies the tree: only worth it when there is a reference to follow.
+  bool any = false;
+  tree::walk(file.tree(), [&](const tree::NodePtr& node, const std::string&) {
+    any = any || tree::is_reference(*node);
+    return !any;
+  });
+  if (!any) return;
   try {
     (void)file.resolved_tree();
   } catch (const Error& e) {
@@ -150,11 +157,16 @@ void check_tree_rules(const AsdfFile& file, FileValidation& out) {
            "larger values are written as core/integer";
   };
   std::unordered_set<const tree::Node*> seen;
-  std::vector<std::pair<const tree::Node*, std::string>> stack{{file.tree().get(), ""}};
+  struct Item {
+    const tree::Node* node;
+    std::string pointer;
+    bool shared;  // a YAML alias may reach it twice: look once
+  };
+  std::vector<Item> stack{{file.tree().get(), "", true}};
   while (!stack.empty()) {
-    auto [node, pointer] = std::move(stack.back());
+    auto [node, pointer, shared] = std::move(stack.back());
     stack.pop_back();
-    if (!seen.insert(node).second) continue;
+    if (shared && !seen.insert(node).second) continue;
     if (node->is_integer() && node->tag().empty() && !literal_in_range(*node)) {
       add(pointer, out_of_range(*node), *node);
     } else if (node->is_mapping()) {
@@ -169,12 +181,13 @@ void check_tree_rules(const AsdfFile& file, FileValidation& out) {
                          "; from ASDF Standard 1.6.0 keys are strings, integers or booleans",
               key);
         }
-        stack.emplace_back(it->second.get(), child);
+        stack.push_back({it->second.get(), child, it->second.use_count() > 1});
       }
     } else if (node->is_sequence()) {
       const auto& items = node->items();
       for (std::size_t i = items.size(); i-- > 0;) {
-        stack.emplace_back(items[i].get(), pointer + "/" + std::to_string(i));
+        stack.push_back({items[i].get(), pointer + "/" + std::to_string(i),
+                         items[i].use_count() > 1});
       }
     }
   }

@@ -1,10 +1,12 @@
 // Fuzz target: the YAML tree reader alone (tags, %TAG, anchors and aliases, merge keys, implicit
-// scalar types, limits), then the writer on whatever the reader accepted.
+// scalar types, limits), then the writer and the schema validator (the installed schemas of
+// every tag the tree names) on whatever the reader accepted.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 #include "asdfcore/error.h"
+#include "asdfcore/schema/validator.h"
 #include "asdfcore/tree/yaml.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -16,6 +18,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.yaml", 0, limits);
     try {
       (void)asdfcore::tree::emit_yaml(*doc.root);
+    } catch (const asdfcore::Error&) {
+    }
+    try {
+      (void)asdfcore::schema::Validator::for_this_thread().validate_tree(*doc.root);
     } catch (const asdfcore::Error&) {
     }
   } catch (const asdfcore::Error&) {

@@ -48,13 +48,14 @@ ValidationResult Validator::validate_tree(const tree::Node& root) {
   struct Item {
     const tree::Node* node;
     std::string pointer;
+    bool shared;  // reachable from elsewhere too (a YAML alias): check once
   };
-  std::vector<Item> stack{{&root, ""}};
+  std::vector<Item> stack{{&root, "", true}};
   while (!stack.empty()) {
     Item item = std::move(stack.back());
     stack.pop_back();
     const tree::Node& node = *item.node;
-    if (!seen.insert(&node).second) continue;  // an alias: checked where first met
+    if (item.shared && !seen.insert(&node).second) continue;  // an alias: checked where first met
     if (node.is_mapping()) {
       bool reference = false;
       for (const auto& [k, v] : node.entries()) {
@@ -86,13 +87,15 @@ ValidationResult Validator::validate_tree(const tree::Node& root) {
     if (node.is_mapping()) {
       const auto& entries = node.entries();
       for (auto it = entries.rbegin(); it != entries.rend(); ++it) {
-        stack.push_back({it->second.get(), item.pointer + "/" + tree::escape_pointer_token(
-                                                                   detail::key_text(*it->first))});
+        stack.push_back({it->second.get(),
+                         item.pointer + "/" + tree::escape_pointer_token(detail::key_text(*it->first)),
+                         it->second.use_count() > 1});
       }
     } else if (node.is_sequence()) {
       const auto& items = node.items();
       for (std::size_t i = items.size(); i-- > 0;) {
-        stack.push_back({items[i].get(), item.pointer + "/" + std::to_string(i)});
+        stack.push_back({items[i].get(), item.pointer + "/" + std::to_string(i),
+                         items[i].use_count() > 1});
       }
     }
   }
