@@ -12,6 +12,7 @@ fitsasdf figures parsed from the RESULTS.md being replaced), plus bench/out/resu
 
 import argparse
 import datetime
+import hashlib
 import json
 import os
 import platform
@@ -42,11 +43,11 @@ REGRESSION_MIN_RSS_MIB = 4.0
 
 class Job:
     """One line of work: `kind` is to_asdf (a FITS input converted), to_fits (the ASDF file
-    fitsasdf made from a FITS input, converted back), batch (a folder of files) or read (open an
-    ASDF file and touch every array)."""
+    fitsasdf made from a FITS input, converted back), batch (a folder of files), read (open an
+    ASDF file and touch every array) or validate (check ASDF files against the schemas)."""
 
     def __init__(self, name, source, kind="to_asdf", compression=None, fsync=False,
-                 no_checksum=False, no_verify=False, of_asdf=False):
+                 no_checksum=False, no_verify=False, of_asdf=False, file_list=False):
         self.name = name
         self.source = source          # an input name of make_inputs.py
         self.kind = kind
@@ -55,6 +56,7 @@ class Job:
         self.no_checksum = no_checksum  # also time fitsasdf --no-checksum
         self.no_verify = no_verify      # to_fits: also time fitsasdf --no-verify-checksums
         self.of_asdf = of_asdf          # read: read fitsasdf's ASDF file of `source`
+        self.file_list = file_list      # validate: the input lists the files, one a line
 
     @property
     def asdf_input(self):
@@ -73,6 +75,10 @@ class Job:
 
 NO_VERIFY = "fitsasdf (no verify)"
 MODULE = "fitsasdf (python module)"
+NO_BLOCKS = "fitsasdf (no blocks)"
+PYTHON_VALIDATE = "python (parse + validate)"
+CORPUS = "asdf_corpus"
+CORPUS_FOLDERS = ("asdf-reference", "asdf-pyasdf")
 
 
 def verify_costs(results):
@@ -87,6 +93,23 @@ def verify_costs(results):
         if verified and unverified:
             lines.append(f"- {r['job']}: verified {verified:.3f} s, --no-verify-checksums "
                          f"{unverified:.3f} s, ratio {verified / unverified:.2f}x")
+    return lines
+
+
+def validation_costs(results):
+    """One line per validate job: python's schema validation alone (`asdf.schema.validate`,
+    timed inside the process by python_validate.py) beside fitsasdf validate --no-blocks as a
+    whole process, start-up and parsing included, and their ratio."""
+    walls = {(r["job"], r["contestant"]): r.get("wall") for r in results}
+    lines = []
+    for r in results:
+        if r["contestant"] != PYTHON_VALIDATE or not r.get("in_process"):
+            continue
+        python, ours = r["in_process"], walls.get((r["job"], NO_BLOCKS))
+        if ours:
+            lines.append(f"- {r['job']}: python's validation alone (`asdf.schema.validate`, "
+                         f"in-process) {python:.3f} s; fitsasdf validate --no-blocks, the whole "
+                         f"process, {ours:.3f} s: {python / ours:.1f}x")
     return lines
 
 
@@ -140,6 +163,18 @@ def contestants(args, job):
         table["fitsasdf"] = (lambda i, o: [args.reader, i], None)
         table[MODULE] = (lambda i, o: module + ["read", i], None)
         table["python"] = (lambda i, o: [PYTHON, os.path.join(HERE, "python_read.py"), i], None)
+    elif job.kind == "validate":
+        # All the files in one invocation: a list input goes through `xargs -a LIST` (one
+        # command line for the whole list).
+        def every(argv):
+            if job.file_list:
+                return lambda i, o: ["xargs", "-d", "\\n", "-a", i] + argv
+            return lambda i, o: argv + [i]
+        script = os.path.join(HERE, "python_validate.py")
+        table["fitsasdf"] = (every([fitsasdf, "validate"]), None)
+        table[NO_BLOCKS] = (every([fitsasdf, "validate", "--no-blocks"]), None)
+        table["python"] = (every([PYTHON, script, "open"]), None)
+        table[PYTHON_VALIDATE] = (every([PYTHON, script, "validate"]), None)
     return table
 
 
@@ -167,6 +202,8 @@ def jobs(quick, selected=None):
         Job("batch 1000 files", "batch1000", kind="batch"),
         Job("read 5000 arrays", "arrays5000", kind="read"),
         Job("read " + big_label, big, kind="read", of_asdf=True),
+        Job("validate 1000-entry tree", "tree1000", kind="validate"),
+        Job("validate ASDF corpus", CORPUS, kind="validate", file_list=True),
     ]
     if selected is None:
         return every
@@ -302,6 +339,48 @@ def derive_inputs(args, inputs, chosen):
     return derived
 
 
+def corpus_inputs(args, chosen):
+    """The corpus validate job's input: every .asdf file under asdf-reference and asdf-pyasdf of
+    the shared corpus (FITSASDF_CORPUS_DIR, or ../shared/corpus beside the clone, as for the
+    tests), listed one path a line in OUT/inputs/asdf_corpus.list; none when it is absent."""
+    if not any(job.source == CORPUS for job in chosen):
+        return {}
+    root = os.path.abspath(os.environ.get("FITSASDF_CORPUS_DIR")
+                           or os.path.join(ROOT, "..", "shared", "corpus"))
+    files = sorted(os.path.join(folder, name) for sub in CORPUS_FOLDERS
+                   for folder, _, names in os.walk(os.path.join(root, sub))
+                   for name in names if name.endswith(".asdf"))
+    if not files:
+        print(f"bench: no ASDF corpus under {root} (FITSASDF_CORPUS_DIR): its job is skipped",
+              flush=True)
+        return {}
+    folder = os.path.join(args.out, "inputs")
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, CORPUS + ".list")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("".join(name + "\n" for name in files))
+    digest = hashlib.md5()
+    for name in files:
+        with open(name, "rb") as f:
+            digest.update(f.read())
+    return {CORPUS: {
+        "path": path,
+        "files": files,
+        "description": f"the {len(files)} .asdf files of {root}/{{{','.join(CORPUS_FOLDERS)}}}, "
+        f"listed in {os.path.relpath(path, ROOT)} (bytes and md5: the files)",
+        "size": sum(os.path.getsize(name) for name in files),
+        "md5": digest.hexdigest(),
+        "items": len(files),
+    }}
+
+
+def in_process_seconds(log_path):
+    """python_validate.py's own timing of the validation calls, when the log holds one."""
+    with open(log_path, encoding="utf-8", errors="replace") as f:
+        match = re.search(r"^validation ([0-9.]+) s in-process$", f.read(), re.M)
+    return float(match.group(1)) if match else None
+
+
 def run_jobs(args, inputs, cold):
     workdir = os.path.join(args.out, "work")
     logdir = os.path.join(args.out, "logs")
@@ -310,13 +389,19 @@ def run_jobs(args, inputs, cold):
         os.makedirs(folder)
     results = []
     for job in jobs(args.quick, args.selected):
+        if (job.derived if job.asdf_input else job.source) not in inputs:
+            continue  # the corpus, when there is none
         source_info = inputs[job.derived if job.asdf_input else job.source]
         source = source_info["path"]
         table = contestants(args, job)
         names = list(table)
         runs = {name: [] for name in names}
+        if job.kind == "validate":
+            print(f"bench: {job.name}: {source_info['items']:,} "
+                  f"{'files' if job.file_list else 'YAML nodes'}", flush=True)
         if not cold:
-            warm(source)
+            for path in source_info.get("files", [source]):
+                warm(path)
         for round_index in range(args.runs):
             shift = round_index % len(names)
             for name in names[shift:] + names[:shift]:
@@ -324,7 +409,11 @@ def run_jobs(args, inputs, cold):
                 slug = re.sub(r"[^a-z0-9]+", "_", f"{job.name} {name}".lower()).strip("_")
                 output = None if suffix is None else os.path.join(workdir, slug + suffix)
                 run = measure(build(source, output), output, cold, logdir, f"{slug}.{round_index}")
-                if "error" not in run:
+                if "error" not in run and job.kind == "validate":
+                    run["items"] = source_info["items"]
+                    if in_process_seconds(run["log"]) is not None:
+                        run["in_process"] = in_process_seconds(run["log"])
+                elif "error" not in run:
                     run["items"] = count_items(job, source, run["log"])
                 runs[name].append(run)
                 shown = f"{run['wall']:.3f} s" if "error" not in run else "FAILED"
@@ -356,6 +445,8 @@ def summarize(job, name, source, runs):
         out_ratio=good[-1]["out_bytes"] / source["size"],
         items=good[-1].get("items", 0),
     )
+    if all("in_process" in r for r in good):
+        row["in_process"] = statistics.median(r["in_process"] for r in good)
     return row
 
 
@@ -575,7 +666,7 @@ def write_results(args, info, inputs, results, rows, previous_meta, change_lines
         "",
         "wall s: median wall time; x cp: wall time over cp's on the same input; python/this: "
         "python's wall time over this one's; MB/s: input bytes (10^6) per wall second; items/s: "
-        "files (batch) or arrays (read) per second; peak RSS MiB: `/usr/bin/time -f %M`; out "
+        "files (batch, validate corpus), arrays (read) or YAML nodes (validate tree) per second; peak RSS MiB: `/usr/bin/time -f %M`; out "
         "MiB: size of the output; out/in: output size over input size; CPU s: median user + "
         "system time.",
         "",
@@ -587,12 +678,23 @@ def write_results(args, info, inputs, results, rows, previous_meta, change_lines
         "the input's block MD5s (the default) and `fitsasdf (no verify)` is the same with "
         "`--no-verify-checksums`.",
         "",
+        "On the `validate` jobs `fitsasdf` is `fitsasdf validate` (layout, blocks decoded, "
+        "checksums, arrays, schemas), `fitsasdf (no blocks)` the same with `--no-blocks`; "
+        "`python` is `asdf.open(f).close()` (the tree parsed, validated against the schemas, "
+        "converted to custom types) and `python (parse + validate)` the same without the "
+        "conversion, its validation also timed alone inside the process (below the table). "
+        "Every contestant checks all the files in one process.",
+        "",
         markdown_table(rows),
         "",
     ]
     if verify_costs(results):
         lines += ["Checksum verification, ASDF -> FITS (verified / `--no-verify-checksums`):", ""]
         lines += verify_costs(results) + [""]
+    if validation_costs(results):
+        lines += ["Schema validation alone, python in-process against fitsasdf's whole process "
+                  "(medians):", ""]
+        lines += validation_costs(results) + [""]
     if change_lines:
         lines += [
             f"Against the previous results ({previous_meta.get('date', 'date unknown')}, "
@@ -660,13 +762,14 @@ def main():
 
     info = machine(args)
     chosen = jobs(args.quick, args.selected)
-    needed = sorted({job.source for job in chosen})
+    needed = sorted({job.source for job in chosen if job.source != CORPUS})
     generated = subprocess.run(
         [PYTHON, os.path.join(HERE, "make_inputs.py"), os.path.join(args.out, "inputs")]
         + (["--quick"] if args.quick else []) + ["--only=" + ",".join(needed)],
         stdout=subprocess.PIPE, check=True, text=True)
     inputs = json.loads(generated.stdout)
     inputs.update(derive_inputs(args, inputs, chosen))
+    inputs.update(corpus_inputs(args, chosen))
 
     cold = not args.warm and can_drop_caches()
     print(f"bench: {args.runs} run(s) per contestant, page cache "
@@ -681,6 +784,9 @@ def main():
     if verify_costs(results):
         print("\nchecksum verification, ASDF -> FITS (verified / --no-verify-checksums):")
         print("\n".join(verify_costs(results)))
+    if validation_costs(results):
+        print("\nschema validation alone, python in-process / fitsasdf's whole process (medians):")
+        print("\n".join(line.replace("`", "") for line in validation_costs(results)))
     if change_lines:
         print()
         print("\n".join(line.replace("**", "") for line in change_lines))

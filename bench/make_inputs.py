@@ -256,6 +256,66 @@ def write_many_arrays(path, count, seed):
     asdf.AsdfFile({"arrays": arrays}).write_to(path)
 
 
+def write_large_tree(path, count, seed):
+    """An ASDF file (written by python asdf) whose tree is a catalogue of `count` entries, each
+    with two quantities (`unit/quantity-1.1.0`: a scalar, and a 3-element inline ndarray), an
+    inline float32 ndarray of 8 elements, strings, numbers, a boolean and nested lists and
+    mappings; plus one 128 x 128 float32 array in a binary block (MD5 checksum): the validate
+    job's input. Returns its node count (`nodes`: every YAML node, mapping keys included, as
+    fitsasdf's --max-tree-nodes counts them; `keys`: how many of them are mapping keys)."""
+    import asdf
+    from astropy import units
+
+    rng = np.random.default_rng(seed)
+    kinds = ["star", "galaxy", "qso", "unknown"]
+    entries = []
+    for index in range(count):
+        entries.append({
+            "name": f"SRC{index:05d}",
+            "id": index,
+            "ra": float(rng.uniform(0.0, 360.0)),
+            "dec": float(rng.uniform(-90.0, 90.0)),
+            "flux": float(rng.gamma(2.0, 1.5)) * units.mJy,
+            "band": np.round(rng.uniform(400.0, 900.0, 3), 1) * units.nm,
+            "spectrum": rng.standard_normal(8).astype(np.float32),
+            "good": bool(rng.random() < 0.9),
+            "kind": kinds[int(rng.integers(0, len(kinds)))],
+            "window": [[int(rng.integers(0, 2048)), int(rng.integers(0, 2048))], [16, 16]],
+            "history": [{"step": k, "note": f"stage {k} of source {index}"} for k in range(2)],
+        })
+    tree = {
+        "catalog": {"description": "synthetic source catalogue", "entries": entries},
+        "image": rng.standard_normal((128, 128)).astype(np.float32),
+    }
+    with asdf.config_context() as config:
+        config.array_inline_threshold = 64  # the small arrays inline, the image in a block
+        asdf.AsdfFile(tree).write_to(path)
+    return count_yaml_nodes(path)
+
+
+def count_yaml_nodes(path):
+    """Nodes of an ASDF file's YAML tree (scalars, sequences, mappings; mapping keys counted as
+    the scalars they are), composed by PyYAML without constructing anything."""
+    import yaml
+
+    with open(path, "rb") as f:
+        data = f.read()
+    start = data.index(b"%YAML")
+    end = data.index(b"\n...", start) + len(b"\n...")
+    stack = [yaml.compose(data[start:end].decode("utf-8"))]
+    nodes = keys = 0
+    while stack:
+        node = stack.pop()
+        nodes += 1
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                stack += [key, value]
+                keys += 1
+        elif isinstance(node, yaml.SequenceNode):
+            stack += node.value
+    return {"nodes": nodes, "keys": keys}
+
+
 def inputs(quick):
     """Name -> (description, writer, arguments); the arguments are the file's spec."""
     f32_rows = 2048 if quick else 16384  # 16384 columns: 128 MiB or 1 GiB of float32
@@ -288,11 +348,16 @@ def inputs(quick):
             "ASDF file (python asdf) with 5,000 float64 arrays of 8 to 256 elements",
             write_many_arrays, (5000, 7)
         ),
+        "tree1000": (
+            "ASDF file (python asdf), a tree of 1,000 catalogue entries (quantities, inline "
+            "ndarrays, strings, numbers, nested lists) and one 128 x 128 float32 block",
+            write_large_tree, (1000, 10)
+        ),
     }
 
 
 # Names ending in ".asdf" are ASDF files; folders have no extension.
-SUFFIX = {"batch1000": "", "arrays5000": ".asdf"}
+SUFFIX = {"batch1000": "", "arrays5000": ".asdf", "tree1000": ".asdf"}
 
 
 def _size(path):
@@ -328,8 +393,11 @@ def main(argv):
                     shutil.rmtree(old)
                 elif os.path.exists(old):
                     os.remove(old)
-            writer(temporary, *args)
+            counts = writer(temporary, *args)
             recorded = {"spec": spec, "md5": _md5(temporary), "size": _size(temporary)}
+            if counts:
+                recorded["counts"] = counts
+                print(f"make_inputs: {path}: {counts['nodes']:,} YAML nodes", file=sys.stderr)
             os.replace(temporary, path)
             with open(_spec_path(path), "w") as f:
                 json.dump(recorded, f)
@@ -339,6 +407,12 @@ def main(argv):
             "size": _size(path),
             "md5": recorded["md5"],
         }
+        counts = recorded.get("counts")
+        if counts and "nodes" in counts:
+            # The validate job's items: the tree's nodes.
+            report[name]["items"] = counts["nodes"]
+            report[name]["description"] += (
+                f"; {counts['nodes']:,} YAML nodes ({counts['keys']:,} of them mapping keys)")
     json.dump(report, sys.stdout, indent=1)
     print()
 
