@@ -435,13 +435,20 @@ class Reader {
       const std::string_view standard = std::string_view(tag).substr(kYamlTagPrefix.size());
       const std::string_view needs = needed_kind(standard);
       const std::string_view is = mapping ? "a mapping" : "a sequence";
-      if (!needs.empty() && needs != is && !(needs == "a sequence of pairs" && !mapping)) {
+      // A pair of an !!omap may itself be tagged !!omap (python asdf 2.14 writes an astropy
+      // table's OrderedDict meta so); PyYAML takes any one-entry mapping there.
+      const bool tagged_pair = mapping && standard == "omap" && !stack_.empty() &&
+                               stack_.back().omap;
+      if (tagged_pair) {
+        tag.clear();
+      } else if (!needs.empty() && needs != is &&
+                 !(needs == "a sequence of pairs" && !mapping)) {
         fail(ErrorCode::kMalformed,
              std::string(is) + " is tagged !!" + std::string(standard) + ", which needs " +
                  std::string(needs),
              event.start_mark);
       }
-      omap = standard == "omap";
+      omap = !tagged_pair && standard == "omap";
       if (standard == "map" || standard == "seq" || omap) tag.clear();
     }
     Frame frame;

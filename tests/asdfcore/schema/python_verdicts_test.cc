@@ -7,12 +7,14 @@
 
 #include <filesystem>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "asdfcore/asdf_file.h"
 #include "asdfcore/schema/validator.h"
 #include "asdfcore/validate.h"
 #include "support/run.h"
+#include "support/temp_dir.h"
 
 namespace fs = std::filesystem;
 using fitsasdf::test::run;
@@ -70,8 +72,9 @@ std::string describe(const asdfcore::schema::ValidationResult& r) {
 }
 
 // Whether one of our findings is at the node python's first error names (`tree_path`, from
-// the root). python gives no path for an error raised outside jsonschema's bookkeeping ("Not an
-// array" from its datatype check); any finding does then.
+// the root; the oracle cannot always trace it up to the root from inside converted objects such
+// as a gwcs, so its end must match). python gives no path for an error raised outside
+// jsonschema's bookkeeping ("Not an array" from its datatype check); any finding does then.
 bool names_python_path(const asdfcore::schema::ValidationResult& r, const nlohmann::json& py) {
   if (!py.contains("tree_path") || py["tree_path"].is_null()) return !r.findings.empty();
   std::string pointer;
@@ -81,6 +84,10 @@ bool names_python_path(const asdfcore::schema::ValidationResult& r, const nlohma
   }
   for (const auto& f : r.findings) {
     if (f.pointer == pointer) return true;
+    if (!pointer.empty() && f.pointer.size() > pointer.size() &&
+        f.pointer.compare(f.pointer.size() - pointer.size(), pointer.size(), pointer) == 0) {
+      return true;
+    }
   }
   return false;
 }
@@ -110,6 +117,60 @@ TEST_CASE("corpus: every ASDF file gets python asdf's verdict", "[schema][python
     ++compared;
   }
   CHECK(compared > 50);
+}
+
+TEST_CASE("pipeline-shaped files and their mutations: python asdf's verdict on each",
+          "[schema][python]") {
+  // gwcs imaging and spectral WCSs, an astropy table with mixin columns, JWST- and Roman-style
+  // data models (their tags have no installed schema), a CRDS-style distortion reference file
+  // and a Standard 1.3.0 file, written by python asdf + asdf-astropy + gwcs, then edited in
+  // ways that may or may not break a schema (tests/interop/make_pipeline_trees.py).
+  fitsasdf::test::TempDir dir;
+  const auto made = run({"/usr/bin/python3",
+                         std::string(FITSASDF_TEST_SCRIPTS_DIR) + "/make_pipeline_trees.py",
+                         dir.path().string()});
+  INFO(made.err);
+  REQUIRE(made.status == 0);
+  std::vector<std::string> files;
+  std::size_t start = 0;
+  while (start < made.out.size()) {
+    const auto end = made.out.find('\n', start);
+    if (end > start) files.push_back(made.out.substr(start, end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  REQUIRE(files.size() >= 40);
+  // Where python asdf 2.14 is wrong. Its validator skips a (node, schema) pair it has seen
+  // before (asdf.schema._ValidationContext, keyed by id()); here the quantity column's own
+  // check is skipped, so its unit 12 (unit-1.0.0 wants a string) passes. With
+  // asdf.schema.validate(..., _visit_repeat_nodes=True) python reports it too.
+  const std::set<std::string> python_wrong = {"table-mixins--unit-number.asdf"};
+  const auto verdicts = python_verdicts(files);
+  int compared = 0, invalid = 0;
+  for (const auto& file : files) {
+    const auto& py = verdicts.at(file);
+    const std::string name = fs::path(file).filename().string();
+    if (py["verdict"] == "error") {
+      // python fails outside validation (a YAML error the edit made): fitsasdf refuses too.
+      CHECK_THROWS(ours(file));
+      continue;
+    }
+    const auto result = ours(file);
+    INFO(name << "\npython: " << py.dump() << "\nours:\n" << describe(result));
+    if (python_wrong.count(name) != 0) {
+      CHECK(py["verdict"] == "valid");
+      CHECK_FALSE(result.valid());
+      continue;
+    }
+    CHECK(result.valid() == (py["verdict"] == "valid"));
+    if (py["verdict"] == "invalid") {
+      ++invalid;
+      CHECK(names_python_path(result, py));
+    }
+    ++compared;
+  }
+  CHECK(compared >= 40);
+  CHECK(invalid >= 30);
 }
 
 TEST_CASE("invalid trees: python asdf and fitsasdf both refuse each, at the same node", "[schema][python]") {

@@ -302,6 +302,20 @@ TEST_CASE("!!omap reads as an ordered mapping tagged omap and writes back as !!o
   CHECK(deep_equal(*o, *parse("!!omap [z: 1, a: 2, m: [3]]")));
 }
 
+TEST_CASE("!!omap pairs tagged !!omap themselves read as pairs, as PyYAML reads them", "[yaml]") {
+  // python asdf 2.14 writes an astropy table's OrderedDict `meta` this way.
+  const NodePtr root = parse("meta: !!omap\n- !!omap\n  survey: test\n- band: r\n");
+  const NodePtr meta = root->get("meta");
+  REQUIRE(meta->is_mapping());
+  CHECK(meta->tag() == kOmapTag);
+  REQUIRE(meta->size() == 2);
+  CHECK(meta->entries()[0].first->as_string() == "survey");
+  CHECK(meta->entries()[0].second->as_string() == "test");
+  CHECK(meta->entries()[1].first->as_string() == "band");
+  // Elsewhere a mapping cannot be an !!omap (PyYAML: "expected a sequence").
+  CHECK_THROWS_AS(parse("meta: !!omap\n  survey: test\n"), asdfcore::Error);
+}
+
 TEST_CASE("!!binary reads as bytes and writes back as base64", "[yaml]") {
   const NodePtr root = parse("b: !!binary aGVsbG8=\nmulti: !!binary |\n  aGVs\n  bG8=\n");
   REQUIRE(root->get("b")->kind() == NodeKind::kBinary);
