@@ -107,6 +107,13 @@ fi
 start=$SECONDS
 in_root bash /work/fitsasdf/scripts/install-deps.sh
 echo "fresh-root-test.sh: install-deps.sh in $((SECONDS - start)) s"
+# No Qt or Poco on the build machine (issue 22: valijson's Debian package would bring both).
+heavy=$(in_root dpkg-query -W -f='${db:Status-Abbrev}${Package}\n' | grep -E '^ii +(libqt5|qt5|libpoco)' || true)
+if [ -n "$heavy" ]; then
+  echo "fresh-root-test.sh: install-deps.sh installed Qt or Poco packages:" $heavy >&2
+  exit 1
+fi
+echo "fresh-root-test.sh: no Qt or Poco package installed"
 [ "${FITSASDF_FRESH_ROOT_STAGE:-}" = deps ] && exit 0
 
 start=$SECONDS

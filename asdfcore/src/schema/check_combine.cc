@@ -18,7 +18,7 @@ std::string closest_reason(const std::vector<const Schema*>& branches, const tre
   std::size_t best_depth = 0;
   for (std::size_t i = 0; i < branches.size(); ++i) {
     std::vector<Finding> found;
-    Context collect{ctx.schemas, &found, 1, ctx.pointer, ctx.depth, ctx.skip_references};
+    Context collect{ctx.schemas, &found, 1, ctx.pointer, ctx.depth, ctx.skip_references, false};
     evaluate(*branches[i], instance, collect);
     if (found.empty()) continue;
     const Finding& f = found.front();
@@ -53,7 +53,7 @@ bool check_combine(const Schema& s, const tree::Node& instance, Context& ctx) {
       if (ctx.verdict_only()) return false;
       fail(ctx, s, "anyOf",
            show(instance) + " is not valid under any of the given schemas" +
-               closest_reason(s.any_of, instance, ctx),
+               (ctx.explain ? closest_reason(s.any_of, instance, ctx) : ""),
            instance);
       ok = false;
     }
@@ -68,7 +68,7 @@ bool check_combine(const Schema& s, const tree::Node& instance, Context& ctx) {
       if (valid.empty()) {
         fail(ctx, s, "oneOf",
              show(instance) + " is not valid under any of the given schemas" +
-                 closest_reason(s.one_of, instance, ctx),
+                 (ctx.explain ? closest_reason(s.one_of, instance, ctx) : ""),
              instance);
       } else {
         fail(ctx, s, "oneOf",

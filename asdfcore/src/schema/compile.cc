@@ -134,6 +134,20 @@ void SchemaSet::index_ids(const NodePtr& node, const std::string& base, const Do
   }
 }
 
+bool SchemaSet::has_document(const std::string& uri) {
+  const std::string doc = split_fragment(uri).first;
+  if (documents_.count(doc) != 0 || ids_.count(doc) != 0) return true;
+  if (missing_.count(doc) != 0) return false;
+  try {
+    load(doc);
+    return true;
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::kNotFound) throw;
+    missing_.insert(doc);
+    return false;
+  }
+}
+
 const Schema& SchemaSet::get(const std::string& uri) {
   auto [doc_uri, fragment] = split_fragment(uri);
   NodePtr node;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <memory>
 #include <optional>
 #include <string>
@@ -97,6 +98,9 @@ class SchemaSet {
   // Return the compiled schema `uri` names (document URI with optional fragment). Throws
   // `Error` (not-found) when nothing has that URI or fragment.
   const Schema& get(const std::string& uri);
+  // Return whether the document `uri` names (fragment ignored) exists, remembering the answer:
+  // a tree may name the same missing schema many times.
+  bool has_document(const std::string& uri);
   // Return the target of `schema`'s `$ref`, compiling it on first use.
   const Schema& ref_target(const Schema& schema);
 
@@ -116,6 +120,7 @@ class SchemaSet {
 
   std::shared_ptr<const SchemaRegistry> registry_;
   std::map<std::string, std::unique_ptr<Document>, std::less<>> documents_;
+  std::set<std::string, std::less<>> missing_;
   // Subschemas reachable by an `id` of their own: absolute URI -> (node, document, pointer).
   struct Located {
     tree::NodePtr node;

@@ -23,6 +23,9 @@ struct Context {
   // Pass every mapping holding a `$ref` key without looking at it, as python asdf does for the
   // references of an ASDF tree (whose targets are in other files).
   bool skip_references = true;
+  // Say which branch of a failed anyOf / oneOf came closest (off while finding that out, so
+  // that nested alternatives are not explained again at every level).
+  bool explain = true;
 
   // Whether the caller only wants a verdict, so that the first failure can end the check.
   bool verdict_only() const noexcept { return findings == nullptr; }

@@ -69,17 +69,14 @@ ValidationResult Validator::validate_tree(const tree::Node& root) {
       if (uris.empty() && unknown.insert(tag).second) result.unknown_tags.push_back(tag);
       bool checked = false;
       for (const auto& uri : uris) {
-        const detail::Schema* schema = nullptr;
-        try {
-          schema = &impl_->schemas.get(uri);
-        } catch (const Error& e) {
-          if (e.code() != ErrorCode::kNotFound) throw;
+        if (!impl_->schemas.has_document(uri)) {
           if (missing.insert(uri).second) result.missing_schemas.push_back(uri);
           continue;
         }
+        const detail::Schema& schema = impl_->schemas.get(uri);
         checked = true;
         detail::Context ctx{impl_->schemas, &result.findings, impl_->max_findings, item.pointer, 0, true};
-        detail::evaluate(*schema, node, ctx);
+        detail::evaluate(schema, node, ctx);
       }
       result.tagged_nodes += checked;
     }

@@ -13,6 +13,7 @@
 
 #include "asdfcore/error.h"
 #include "asdfcore/schema/validator.h"
+#include "asdfcore/tree/yaml.h"
 
 namespace fs = std::filesystem;
 using asdfcore::tree::Node;
@@ -127,4 +128,25 @@ TEST_CASE("JSON-Schema-Test-Suite draft4 optional tests: counted and reported", 
   for (const auto& f : failed) std::cout << "  optional, not met: " << f << "\n";
   std::cout << "draft4 optional: " << passed << " passed, " << failed.size() << " not met\n";
   CHECK(passed > 0);
+}
+
+TEST_CASE("a schema that recurses as deep as the tree does is cut off with a finding",
+          "[schema]") {
+  // ndarray-1.0.0's inline data refers to itself once per level: 1,500 nested lists (the tree
+  // reader allowed to go that deep) must give a finding, not exhaust the stack.
+  const std::string deep = std::string(1500, '[') + "1" + std::string(1500, ']');
+  asdfcore::tree::YamlReadOptions limits;
+  limits.max_depth = 4000;
+  const auto doc = asdfcore::tree::parse_yaml(
+      "%TAG ! tag:stsci.edu:asdf/\n--- !core/ndarray-1.0.0\n{data: " + deep +
+          ", datatype: int64, shape: [1]}\n",
+      "deep.yaml", 0, limits);
+  auto registry = std::make_shared<asdfcore::schema::SchemaRegistry>();
+  registry->add_installed();
+  asdfcore::schema::Validator validator(registry);
+  const auto result = validator.validate_tree(*doc.root);
+  REQUIRE_FALSE(result.valid());
+  bool cut = false;
+  for (const auto& f : result.findings) cut = cut || f.message.find("nests deeper") != std::string::npos;
+  CHECK((cut || result.findings[0].keyword.ends_with("/anyOf")));
 }
