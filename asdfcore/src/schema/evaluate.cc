@@ -9,15 +9,15 @@ namespace {
 // consuming the instance (`a: {$ref: "#/b"}, b: {$ref: "#/a"}`).
 constexpr int kMaxDepth = 2000;
 
-bool holds_reference(const tree::Node& node) {
+}  // namespace
+
+bool has_ref_key(const tree::Node& node) {
   if (!node.is_mapping()) return false;
   for (const auto& [k, v] : node.entries()) {
     if (k->is_string() && k->as_string() == "$ref") return true;
   }
   return false;
 }
-
-}  // namespace
 
 bool fail(Context& ctx, const Schema& schema, std::string_view keyword, std::string message,
           const tree::Node& instance) {
@@ -40,7 +40,7 @@ bool evaluate_child(const Schema& schema, const tree::Node& child, std::string_v
 
 bool evaluate(const Schema& schema, const tree::Node& instance, Context& ctx) {
   // A reference to another file cannot be checked without its target: python asdf skips it.
-  if (ctx.skip_references && holds_reference(instance)) return true;
+  if (ctx.skip_references && has_ref_key(instance)) return true;
   if (ctx.depth >= kMaxDepth) {
     return fail(ctx, schema, "", "the schema nests deeper than " + std::to_string(kMaxDepth) +
                                      " levels here (a $ref loop?)", instance);

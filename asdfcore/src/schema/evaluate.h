@@ -58,6 +58,9 @@ bool check_asdf(const Schema& s, const tree::Node& instance, Context& ctx);
 // JSON Schema equality as python's jsonschema applies it: numbers by value (1 == 1.0), true
 // and false apart from 1 and 0, strings by text (tags ignored), mappings by content.
 bool json_equal(const tree::Node& a, const tree::Node& b);
+// Whether `node` is a mapping with a `$ref` key (of any value): what python asdf's validator
+// passes over, as a reference to something it does not have.
+bool has_ref_key(const tree::Node& node);
 // A short rendering of `node` for messages ("'abc'", "12", "a mapping of 3 entries").
 std::string show(const tree::Node& node);
 // The text of a mapping key, as findings spell it.

@@ -56,13 +56,7 @@ ValidationResult Validator::validate_tree(const tree::Node& root) {
     stack.pop_back();
     const tree::Node& node = *item.node;
     if (item.shared && !seen.insert(&node).second) continue;  // an alias: checked where first met
-    if (node.is_mapping()) {
-      bool reference = false;
-      for (const auto& [k, v] : node.entries()) {
-        reference = reference || (k->is_string() && k->as_string() == "$ref");
-      }
-      if (reference) continue;  // python asdf neither checks nor descends into a reference
-    }
+    if (detail::has_ref_key(node)) continue;  // python asdf neither checks nor enters these
     const std::string& tag = node.tag();
     if (!tag.empty() && !tag.starts_with(tree::kYamlTagPrefix)) {
       const auto uris = impl_->registry->schemas_for_tag(tag);
