@@ -16,12 +16,14 @@
 
 namespace fitsasdf::cli {
 
-/// True when the file starts like an ASDF file ("#ASDF"); false for anything else, a missing
-/// file included (the FITS reader then says what is wrong).
+/// True when the file starts like an ASDF file ("#ASDF", or "%ASDF " of the pre-1.0 layout);
+/// false for anything else, a missing file included (the FITS reader then says what is wrong).
 inline bool is_asdf(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  char head[5] = {};
-  return in.read(head, sizeof head) && std::string_view(head, sizeof head) == "#ASDF";
+  char head[6] = {};
+  if (!in.read(head, 5)) return false;
+  const std::string_view start(head, 5);
+  return start == "#ASDF" || (start == "%ASDF" && in.read(head + 5, 1) && head[5] == ' ');
 }
 
 /// Add the options that tune a conversion (both directions) to `opts`.

@@ -90,6 +90,32 @@ ordered_json block_json(const Container& file, std::size_t i) {
   return j;
 }
 
+// What a pre-1.0 file was: the rest of the report describes the ASDF 1.0.0 file it reads as.
+ordered_json legacy_json(const asdfcore::format::LegacyInfo& legacy) {
+  ordered_json j;
+  j["header_line"] = legacy.header_line;
+  j["file_format_version"] = legacy.file_format_version;
+  ordered_json blocks = ordered_json::array();
+  for (const auto& b : legacy.blocks) {
+    blocks.push_back({{"offset", b.offset},
+                      {"magic", b.magic},
+                      {"header_size", b.header_size},
+                      {"layout", b.layout},
+                      {"streamed", b.streamed},
+                      {"used_size", b.used_size},
+                      {"decoded_size", b.decoded_size},
+                      {"encodings", b.encodings},
+                      {"checksum", b.checksum.empty() ? ordered_json(nullptr) : ordered_json(b.checksum)},
+                      {"problem", b.problem.empty() ? ordered_json(nullptr) : ordered_json(b.problem)}});
+  }
+  j["blocks"] = std::move(blocks);
+  ordered_json tags = ordered_json::array();
+  for (const auto& [old_tag, new_tag] : legacy.tags) tags.push_back({old_tag, new_tag});
+  j["tags"] = std::move(tags);
+  j["dtype_renamed"] = legacy.dtype_renamed;
+  return j;
+}
+
 ordered_json layout_json(const Container& file, bool with_blocks) {
   ordered_json j;
   j["file"] = file.name();
@@ -120,12 +146,27 @@ ordered_json layout_json(const Container& file, bool with_blocks) {
     problems.push_back({{"kind", problem_kind(p.kind)}, {"offset", p.offset}, {"message", p.message}});
   }
   j["problems"] = std::move(problems);
+  if (const auto& legacy = file.legacy()) j["legacy"] = legacy_json(*legacy);
   return j;
 }
 
 void print_text(const Container& file, const ordered_json& j, bool with_blocks) {
-  std::cout << file.name() << "\n"
-            << "  file format " << file.prologue().file_format_version << ", ASDF Standard "
+  std::cout << file.name() << "\n";
+  if (const auto& legacy = file.legacy()) {
+    // The original dialect, then the ASDF 1.0.0 file it reads as.
+    std::cout << "  legacy dialect: `" << legacy->header_line << "`, blocks:";
+    if (legacy->blocks.empty()) std::cout << " none";
+    for (const auto& b : legacy->blocks) {
+      std::cout << " [" << b.magic << " " << b.header_size << " bytes";
+      for (const auto& e : b.encodings) std::cout << " " << e;
+      if (b.streamed) std::cout << " streamed";
+      if (!b.problem.empty()) std::cout << " UNREADABLE";
+      std::cout << "]";
+    }
+    std::cout << "\n  read as ASDF 1.0.0 (tags mapped to their 1.0.0 versions"
+              << (legacy->dtype_renamed ? ", dtype read as datatype" : "") << "):\n";
+  }
+  std::cout << "  file format " << file.prologue().file_format_version << ", ASDF Standard "
             << file.prologue().asdf_standard
             << (file.prologue().asdf_standard_declared ? "" : " (not declared)") << "\n";
   if (file.prologue().tree_offset) {

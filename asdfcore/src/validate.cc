@@ -229,6 +229,17 @@ FileValidation validate(const AsdfFile& file, const ValidateOptions& options) {
   FileValidation out;
   out.file = file.path();
   out.asdf_standard = file.asdf_standard();
+  if (const auto& legacy = file.container().legacy()) {
+    std::string sizes;
+    for (const auto& b : legacy->blocks) {
+      const std::string size = std::to_string(b.header_size);
+      if (sizes.find(size) == std::string::npos) sizes += (sizes.empty() ? "" : ", ") + size;
+    }
+    out.notes.push_back("a legacy file (`" + legacy->header_line + "`" +
+                        (sizes.empty() ? std::string() : ", block headers of " + sizes + " bytes") +
+                        ") checked as the ASDF 1.0.0 file it reads as; `fitsasdf defragment "
+                        "--standard 1.6.0` upgrades it");
+  }
   if (options.blocks) check_blocks(file, out);
   if (options.arrays) check_arrays(file, out);
   if (options.references) check_references(file, out);

@@ -1102,7 +1102,30 @@ def io_cases():
          "$ref to a folder next to the file: an I/O error naming it, like a folder input")
 
 
+def legacy_cases():
+    """The damaged pre-1.0 files of tests/data/legacy/damaged (written by make_legacy.py, each
+    defect described in DAMAGED.json): a damaged layout fails the whole file; a damaged
+    encoding fails only its block, so `info --blocks` still lists the file."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    folder = os.path.join(here, "..", "data", "legacy", "damaged")
+    with open(os.path.join(folder, "DAMAGED.json")) as f:
+        damaged = json.load(f)
+    for name in sorted(damaged):
+        what = damaged[name]
+        data = open(os.path.join(folder, name), "rb").read()
+        stem = "asdf_legacy_" + name[:-len(".asdf")].replace("-", "_")
+        if what["scope"] == "file":
+            category = what["suggested_category"]
+            runs = [fail(2, category), info(2, category)]
+        else:
+            # The block's encoding cannot be undone: the block is unreadable (malformed).
+            runs = [fail(2, "malformed"), info(0)]
+        case(stem, "legacy " + ("layout" if what["scope"] == "file" else "encoding"),
+             {"in.asdf": data}, runs, what["defect"].replace("|", "/"))
+
+
 GROUPS = [  # (group, name prefixes), the first match wins
+    ("asdf-legacy", ("asdf_legacy_",)),
     ("asdf-reference", ("asdf_ref_", "asdf_source_parent", "asdf_source_absolute",
                         "asdf_source_dev_zero", "asdf_source_file_url")),
     ("asdf-layout", ("asdf_base", "asdf_cut_", "asdf_bad_")),
@@ -1138,6 +1161,7 @@ def main():
     asdf_cases()
     fits_cases()
     io_cases()
+    legacy_cases()
     if "--readme" in sys.argv:
         sys.stdout.write(readme_table())
         return

@@ -217,6 +217,9 @@ TEST_CASE("malformed ASDF: references", "[malformed]") { run_group("asdf-referen
 TEST_CASE("malformed FITS: headers", "[malformed]") { run_group("fits-header"); }
 TEST_CASE("malformed FITS: tables and compression", "[malformed]") { run_group("fits-table"); }
 TEST_CASE("malformed input: files that cannot be read", "[malformed]") { run_group("io"); }
+TEST_CASE("malformed ASDF: pre-1.0 layouts and encodings", "[malformed]") {
+  run_group("asdf-legacy");
+}
 
 TEST_CASE("malformed suite: at least 50 kinds, every group run, README in step", "[malformed]") {
   const json cases = manifest();
@@ -224,7 +227,8 @@ TEST_CASE("malformed suite: at least 50 kinds, every group run, README in step",
   std::set<std::string> groups;
   for (const auto& c : cases) groups.insert(c["group"].get<std::string>());
   CHECK(groups == std::set<std::string>{"asdf-layout", "asdf-blocks", "asdf-tree", "asdf-array",
-                                        "asdf-reference", "fits-header", "fits-table", "io"});
+                                        "asdf-reference", "asdf-legacy", "fits-header",
+                                        "fits-table", "io"});
   // The README's table is the one the generator prints.
   std::ifstream table_in(cases_dir() / "readme_table.md");
   std::stringstream table;

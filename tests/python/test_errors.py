@@ -39,10 +39,19 @@ def test_a_text_file_is_not_fits(tmp_path):
     assert not (tmp_path / "out.asdf").exists()
 
 
-def test_pre_1_0_files_are_an_unsupported_version():
-    draft = sorted((CORPUS / "legacy-draft").glob("*.asdf"))[0]
+def test_pre_1_0_files_read_as_asdf_1_0_0():
+    draft = CORPUS / "legacy-draft" / "compressed.asdf"
+    with fitsasdf.open(draft) as f:
+        assert f.asdf_standard == "1.0.0"
+        assert f.tags()[""] == "tag:stsci.edu:asdf/core/asdf-1.0.0"
+        assert f.tree["data"].shape == (128,)
+
+
+def test_an_unknown_format_version_is_unsupported(tmp_path):
+    path = tmp_path / "future.asdf"
+    path.write_bytes(b"#ASDF 2.0.0\n%YAML 1.1\n--- {}\n...\n")
     with pytest.raises(fitsasdf.UnsupportedVersionError):
-        fitsasdf.open(draft)
+        fitsasdf.open(path)
 
 
 def small_file(tmp_path, **kw):

@@ -67,7 +67,22 @@ Container Container::from_buffer(io::Buffer bytes, std::string name, const ReadO
   c.codecs_ = std::move(codecs);
   c.max_block_data_size_ = options.max_block_data_size;
   try {
+    if (is_legacy_asdf(c.bytes_.span())) {
+      UpgradedFile upgraded = upgrade_legacy(c.bytes_.span(), c.name_, options);
+      c.bytes_ = std::move(upgraded.bytes);
+      c.legacy_ = std::move(upgraded.info);
+    }
     c.scan(options);
+    if (c.legacy_) {
+      // A block whose legacy encoding could not be undone stays empty; reading it says why.
+      for (std::size_t i = 0; i < c.blocks_.size() && i < c.legacy_->blocks.size(); ++i) {
+        if (!c.legacy_->blocks[i].problem.empty()) {
+          c.blocks_[i].problem = "legacy block " + std::to_string(i) + " (at byte " +
+                                 std::to_string(c.legacy_->blocks[i].offset) +
+                                 " of the original file): " + c.legacy_->blocks[i].problem;
+        }
+      }
+    }
   } catch (const Error& e) {
     throw e.with_context(ErrorContext{.file = c.name_});
   }

@@ -28,7 +28,8 @@ FileKind file_kind(const std::string& path) {
   char head[9] = {};
   in.read(head, sizeof head);
   const std::string_view s(head, static_cast<std::size_t>(in.gcount()));
-  if (s.starts_with("#ASDF")) return FileKind::kAsdf;
+  // "%ASDF 0.1.0": the pre-1.0 layout of ASDF Standard 0.1.0dev (format/legacy.h).
+  if (s.starts_with("#ASDF") || s.starts_with("%ASDF ")) return FileKind::kAsdf;
   if (s.starts_with("SIMPLE  =") || s.starts_with("\x1f\x8b") || s.starts_with("BZh") ||
       s.starts_with("\x1f\x9d")) {
     return FileKind::kFits;

@@ -101,7 +101,7 @@ void refuse_other_formats(const asdfcore::io::Buffer& bytes, const std::string& 
     throw Error(ErrorCode::kNotFits,
                 "this is an HDF5 file (perhaps the Adaptable Seismic Data Format), not FITS", at);
   }
-  if (text.starts_with("#ASDF")) {
+  if (text.starts_with("#ASDF") || text.starts_with("%ASDF ")) {
     throw Error(ErrorCode::kNotFits, "this is an ASDF file, not FITS", at);
   }
   if (!text.starts_with("SIMPLE  =")) {

@@ -209,8 +209,8 @@ TEST_CASE("a truncated or garbage header line is not ASDF", "[container][error]"
   }
 }
 
-TEST_CASE("a file format version other than 1.x is unsupported", "[container][error]") {
-  for (const std::string_view version : {"2.0.0", "0.1.0", "10.0.0"}) {
+TEST_CASE("a file format version other than 0.x and 1.x is unsupported", "[container][error]") {
+  for (const std::string_view version : {"2.0.0", "10.0.0"}) {
     INFO(version);
     const std::string text = "#ASDF " + std::string(version) + "\n%YAML 1.1\n--- {}\n...\n";
     const Error e =
@@ -220,11 +220,15 @@ TEST_CASE("a file format version other than 1.x is unsupported", "[container][er
   }
 }
 
-TEST_CASE("the legacy %ASDF draft layout is unsupported", "[container][error]") {
-  const Error e = expect_error(ErrorCode::kUnsupportedVersion, [] {
-    open_bytes(to_bytes("%ASDF 0.1.0\n%YAML 1.1\n--- {}\n...\n"));
-  });
-  CHECK_THAT(e.message(), Contains("%ASDF"));
+TEST_CASE("the pre-1.0 layouts read as ASDF 1.0.0 (format/legacy.h)", "[container]") {
+  for (const char* header : {"%ASDF 0.1.0", "#ASDF 0.1.0"}) {
+    INFO(header);
+    const auto c = open_bytes(to_bytes(std::string(header) + "\n%YAML 1.1\n--- {}\n...\n"));
+    REQUIRE(c.legacy());
+    CHECK(c.legacy()->header_line == header);
+    CHECK(c.prologue().file_format_version == "1.0.0");
+    CHECK(c.blocks().empty());
+  }
 }
 
 TEST_CASE("an HDF5 file is named as seismic ASDF, not read", "[container][error]") {

@@ -15,6 +15,7 @@
 #include "asdfcore/error.h"
 #include "asdfcore/format/block_header.h"
 #include "asdfcore/format/block_index.h"
+#include "asdfcore/format/legacy.h"
 #include "asdfcore/format/prologue.h"
 #include "asdfcore/io/buffer.h"
 
@@ -93,6 +94,9 @@ class Container {
   /// Return what was wrong with the layout (a broken chain of blocks, a stale index, junk after
   /// the last block). Empty for a clean file.
   const std::vector<LayoutProblem>& problems() const noexcept { return problems_; }
+  /// For a file in a pre-1.0 dialect (read through `upgrade_legacy`, so that everything else
+  /// here describes its modern form): what it was. nullopt for a modern file.
+  const std::optional<LegacyInfo>& legacy() const noexcept { return legacy_; }
 
   /// Return block `i`'s bytes as stored on disk: a zero-copy view of the mapping.
   io::Buffer stored_data(std::size_t i) const;
@@ -146,6 +150,7 @@ class Container {
   std::optional<BlockIndex> index_;
   bool index_valid_ = false;
   std::vector<LayoutProblem> problems_;
+  std::optional<LegacyInfo> legacy_;
 };
 
 }  // namespace asdfcore::format
