@@ -43,7 +43,7 @@ def test_pre_1_0_files_read_as_asdf_1_0_0():
     draft = CORPUS / "legacy-draft" / "compressed.asdf"
     with fitsasdf.open(draft) as f:
         assert f.asdf_standard == "1.0.0"
-        assert f.tags()[""] == "tag:stsci.edu:asdf/core/asdf-1.0.0"
+        assert f.tags[""] == "tag:stsci.edu:asdf/core/asdf-1.0.0"
         assert f.tree["data"].shape == (128,)
 
 

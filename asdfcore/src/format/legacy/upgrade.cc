@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
+#include <unordered_set>
 
 #include "asdfcore/compression/codec.h"
 #include "asdfcore/compression/md5.h"
@@ -185,31 +187,33 @@ Header parse_header(Bytes file, std::uint64_t at, const std::string& name, std::
   return h;
 }
 
-// The byte order of the array stored in block `index` (quantize writes its floats in it).
-ndarray::ByteOrder order_of_block(const tree::NodePtr& root, std::int64_t index) {
-  ndarray::ByteOrder order = ndarray::ByteOrder::kBig;  // 0.1.0dev's default
+// The byte order of the array each block holds, by block number (quantize writes its floats in
+// it): one walk of the tree, whatever the number of blocks.
+std::map<std::int64_t, ndarray::ByteOrder> block_orders(const tree::NodePtr& root) {
+  std::map<std::int64_t, ndarray::ByteOrder> out;
+  std::unordered_set<const tree::Node*> seen;
   std::vector<const tree::Node*> stack{root.get()};
-  std::size_t visits = 0;
-  while (!stack.empty() && ++visits < 1'000'000) {
+  while (!stack.empty()) {
     const tree::Node* n = stack.back();
     stack.pop_back();
+    if (!seen.insert(n).second) continue;
     if (n->is_mapping()) {
       const auto source = n->get("source");
       const auto byteorder = n->get("byteorder");
-      if (source && source->kind() == tree::NodeKind::kInt && source->as_int() == index &&
-          byteorder && byteorder->is_string()) {
-        return byteorder->as_string() == "big" ? ndarray::ByteOrder::kBig
-                                               : ndarray::ByteOrder::kLittle;
+      if (source && source->kind() == tree::NodeKind::kInt && byteorder && byteorder->is_string()) {
+        out.emplace(source->as_int(), byteorder->as_string() == "little"
+                                          ? ndarray::ByteOrder::kLittle
+                                          : ndarray::ByteOrder::kBig);
       }
       for (const auto& [k, v] : n->entries()) stack.push_back(v.get());
     } else if (n->is_sequence()) {
       for (const auto& v : n->items()) stack.push_back(v.get());
     }
   }
-  return order;
+  return out;
 }
 
-std::vector<std::uint8_t> decode_block(Header& h, Bytes stored, const tree::NodePtr& root,
+std::vector<std::uint8_t> decode_block(Header& h, Bytes stored, ndarray::ByteOrder order,
                                        std::size_t index, const std::string& name,
                                        const ReadOptions& options) {
   const std::uint64_t limit = options.max_block_data_size;
@@ -235,9 +239,7 @@ std::vector<std::uint8_t> decode_block(Header& h, Bytes stored, const tree::Node
     const std::uint64_t declared = h.decoded.value_or(0);
     const std::uint64_t stage_limit =
         declared > (limit - (1u << 20)) / 64 ? limit : std::min(limit, declared * 64 + (1u << 20));
-    auto data = legacy::decode_chain(*chain, stored.subspan(end + skip),
-                                     order_of_block(root, static_cast<std::int64_t>(index)),
-                                     stage_limit);
+    auto data = legacy::decode_chain(*chain, stored.subspan(end + skip), order, stage_limit);
     if (h.decoded && *h.decoded != data.size()) {
       throw Error(ErrorCode::kCompression,
                   "the encoding chain decodes to " + std::to_string(data.size()) +
@@ -312,6 +314,7 @@ UpgradedFile upgrade_legacy(std::span<const std::uint8_t> file, const std::strin
 
   // The blocks, each decoded.
   std::vector<std::vector<std::uint8_t>> data;
+  const auto orders = block_orders(root);
   std::uint64_t p = blocks_from;
   while (p < file.size() && !magic_at(file, p)) ++p;  // unused space after the tree
   while (p < file.size()) {
@@ -323,7 +326,11 @@ UpgradedFile upgrade_legacy(std::span<const std::uint8_t> file, const std::strin
     Header h = parse_header(file, p, name, index);
     const Bytes stored = file.subspan(h.data_offset, h.used);
     try {
-      data.push_back(decode_block(h, stored, root, index, name, options));
+      const auto order = orders.find(static_cast<std::int64_t>(index));
+      data.push_back(decode_block(h, stored,
+                                  order == orders.end() ? ndarray::ByteOrder::kBig  // 0.1.0dev's default
+                                                        : order->second,
+                                  index, name, options));
       h.info.decoded_size = data.back().size();
     } catch (const Error& e) {
       if (e.code() == ErrorCode::kIo) throw;
