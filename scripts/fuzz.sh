@@ -45,7 +45,7 @@ done
 smoke_runs() {
   case "$1" in
     asdf_file) echo 30000 ;;
-    yaml_tree) echo 250000 ;;
+    yaml_tree) echo 60000 ;;
     block_index) echo 900000 ;;
     fits_to_asdf) echo 30000 ;;
     asdf_to_fits) echo 20000 ;;
