@@ -48,9 +48,13 @@ bool is_multiple(const Node& value, const Node& divisor) {
     // python jsonschema: the quotient must be a whole number.
     const double q = value.as_double() / divisor.as_double();
     if (std::isinf(q)) {
-      // Too large for a double: an integer instance over a divisor that divides a power of
-      // ten (0.5, 0.01) is a multiple; decide as exact arithmetic would for those.
-      return value.is_integer();
+      // The quotient overflows (python jsonschema then decides with exact fractions). Exactly
+      // decided here for a divisor that is a power of two (0.5, 0.25, ...): a whole value is a
+      // multiple. Any other divisor this small is taken as not dividing (an approximation).
+      int exponent = 0;
+      const double mantissa = std::frexp(divisor.as_double(), &exponent);
+      const double v = value.as_double();
+      return std::fabs(mantissa) == 0.5 && std::trunc(v) == v;
     }
     return std::trunc(q) == q;
   }
