@@ -8,7 +8,6 @@
 #include "asdfcore/error.h"
 #include "asdfcore/tree/reference.h"
 #include "asdfcore/tree/walk.h"
-#include "asdfcore/tree/yaml.h"
 
 namespace asdfcore {
 namespace {
@@ -113,20 +112,6 @@ bool allowed_key(const tree::Node& key) {
          key.kind() == tree::NodeKind::kBool;
 }
 
-// A mapping key as a JSON Pointer token: its text, digits or YAML spelling.
-std::string key_token(const tree::Node& key) {
-  switch (key.kind()) {
-    case tree::NodeKind::kString:
-    case tree::NodeKind::kTimestamp: return key.as_string();
-    case tree::NodeKind::kInt:
-    case tree::NodeKind::kBigInt: return key.integer_text();
-    case tree::NodeKind::kFloat: return tree::format_float(key.as_double());
-    case tree::NodeKind::kBool: return key.as_bool() ? "true" : "false";
-    case tree::NodeKind::kNull: return "null";
-    default: return tree::describe_for_error(key);
-  }
-}
-
 bool standard_at_least(const std::string& version, int major, int minor) {
   int a = 0, b = 0;
   if (std::sscanf(version.c_str(), "%d.%d", &a, &b) != 2) return false;
@@ -173,7 +158,7 @@ void check_tree_rules(const AsdfFile& file, FileValidation& out) {
       const auto& entries = node->entries();
       for (auto it = entries.rbegin(); it != entries.rend(); ++it) {
         const tree::Node& key = *it->first;
-        const std::string child = pointer + "/" + tree::escape_pointer_token(key_token(key));
+        const std::string child = pointer + "/" + tree::escape_pointer_token(tree::key_as_text(key));
         if (key.is_integer() && key.tag().empty() && !literal_in_range(key)) {
           add(child, "a mapping key: " + out_of_range(key), key);
         } else if (restricted_keys && !allowed_key(key)) {

@@ -37,18 +37,6 @@ std::string found(const Node& node) {
   return text;
 }
 
-/// Return the text a key is matched by: a string as is, an integer's digits, a bool's word.
-std::string key_text(const Node& key) {
-  switch (key.kind()) {
-    case NodeKind::kString: return key.as_string();
-    case NodeKind::kInt:
-    case NodeKind::kBigInt: return key.integer_text();
-    case NodeKind::kBool: return key.as_bool() ? "true" : "false";
-    case NodeKind::kFloat: return tree::format_float(key.as_double());
-    case NodeKind::kNull: return "null";
-    default: return describe_for_error(key);
-  }
-}
 
 /// Split a JSON Pointer into its unescaped steps ("/a~1b/0" -> {"a/b", "0"}).
 std::vector<std::string> split_pointer(std::string_view pointer) {
@@ -91,7 +79,7 @@ std::optional<std::size_t> sequence_index(const std::string& text, std::size_t s
 /// Return the entry `key` of `mapping` (matched by key text), or nullptr.
 tree::NodePtr mapping_value(const Node& mapping, std::string_view key) {
   for (const auto& [k, v] : mapping.entries()) {
-    if (k->is_string() ? k->as_string() == key : key_text(*k) == key) return v;
+    if (k->is_string() ? k->as_string() == key : tree::key_as_text(*k) == key) return v;
   }
   return nullptr;
 }
@@ -102,7 +90,7 @@ std::string some_keys(const Node& mapping) {
   std::size_t n = 0;
   for (const auto& entry : mapping.entries()) {
     if (n++ == 10) return keys + ", ...";
-    keys += (keys.empty() ? "" : ", ") + key_text(*entry.first);
+    keys += (keys.empty() ? "" : ", ") + tree::key_as_text(*entry.first);
   }
   return keys.empty() ? "none" : keys;
 }
@@ -220,7 +208,7 @@ std::vector<Value::Entry> Value::entries() const {
   std::vector<Entry> out;
   out.reserve(node_->size());
   for (const auto& [k, v] : node_->entries()) {
-    std::string key = key_text(*k);
+    std::string key = tree::key_as_text(*k);
     std::string path = path_ + "/" + tree::escape_pointer_token(key);
     out.push_back(Entry{std::move(key), Value(file_, v, std::move(path))});
   }

@@ -59,8 +59,8 @@ std::optional<int> major_version(std::string_view version) {
   return major;
 }
 
-/// Find the end of the tree: a line holding exactly "..." (LF or CRLF), or "..." at the end of
-/// the file. Returns the offset just past it.
+}  // namespace
+
 std::optional<std::size_t> find_tree_end(std::string_view text, std::size_t from) {
   std::size_t at = from;
   while (true) {
@@ -74,7 +74,6 @@ std::optional<std::size_t> find_tree_end(std::string_view text, std::size_t from
   }
 }
 
-}  // namespace
 
 Prologue parse_prologue(std::span<const std::uint8_t> file, const std::string& name) {
   const std::string_view text = as_text(file);

@@ -45,7 +45,7 @@ bool check_object(const Schema& s, const tree::Node& instance, Context& ctx) {
     std::vector<std::string> extras;
     for (const auto& [key, value] : entries) {
       if (ctx.full()) break;
-      const std::string name = key_text(*key);
+      const std::string name = tree::key_as_text(*key);
       bool matched = false;
       if (key->is_string()) {
         if (auto it = s.properties.find(name); it != s.properties.end()) {

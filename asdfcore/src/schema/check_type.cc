@@ -52,14 +52,6 @@ bool numbers_equal(const Node& a, const Node& b) {
 
 }  // namespace
 
-std::string key_text(const Node& key) {
-  if (key.is_string() || key.kind() == NodeKind::kTimestamp) return key.as_string();
-  if (key.is_integer()) return key.integer_text();
-  if (key.kind() == NodeKind::kBool) return key.as_bool() ? "true" : "false";
-  if (key.is_null()) return "null";
-  return tree::describe_for_error(key);
-}
-
 std::string show(const Node& node) {
   std::string text;
   switch (node.kind()) {

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "asdfcore/error.h"
+#include "asdfcore/tree/reference.h"
 #include "schema/compiled_schema.h"
 #include "schema/evaluate.h"
 #include "schema/uri.h"
@@ -51,7 +52,7 @@ std::uint8_t type_bit(std::string_view name, const std::string& doc, const std::
 NodePtr step(const NodePtr& node, const std::string& token) {
   if (node->is_mapping()) {
     for (const auto& [k, v] : node->entries()) {
-      if (key_text(*k) == token) return v;
+      if (tree::key_as_text(*k) == token) return v;
     }
     return nullptr;
   }
@@ -63,18 +64,6 @@ NodePtr step(const NodePtr& node, const std::string& token) {
     return node->items()[index];
   }
   return nullptr;
-}
-
-std::string unescape_token(std::string_view token) {
-  std::string out;
-  for (std::size_t i = 0; i < token.size(); ++i) {
-    if (token[i] == '~' && i + 1 < token.size()) {
-      if (token[i + 1] == '1') { out += '/'; ++i; continue; }
-      if (token[i + 1] == '0') { out += '~'; ++i; continue; }
-    }
-    out += token[i];
-  }
-  return out;
 }
 
 }  // namespace
@@ -123,7 +112,7 @@ void SchemaSet::index_ids(const NodePtr& node, const std::string& base, const Do
       if (v->is_mapping() || v->is_sequence()) {
         // `enum` values are data, not schemas.
         if (k->is_string() && k->as_string() == "enum") continue;
-        index_ids(v, scope, doc, pointer + "/" + tree::escape_pointer_token(key_text(*k)),
+        index_ids(v, scope, doc, pointer + "/" + tree::escape_pointer_token(tree::key_as_text(*k)),
                   depth + 1);
       }
     }
@@ -164,20 +153,15 @@ const Schema& SchemaSet::get(const std::string& uri) {
     node = doc->root;
     base = doc_uri;
   }
-  const std::string decoded = percent_decode(fragment);
-  if (!decoded.empty() && decoded.front() != '/') {
+  if (!fragment.empty() && fragment.front() != '/') {
     // A plain-name fragment names a subschema by its `id: "#name"`.
-    auto it = ids_.find(doc_uri + "#" + decoded);
+    auto it = ids_.find(doc_uri + "#" + fragment);
     if (it == ids_.end()) {
       throw Error(ErrorCode::kNotFound, "no subschema has the id '" + uri + "'");
     }
     return compile(it->second.node, *it->second.doc, it->second.parent_base, it->second.pointer);
   }
-  std::size_t pos = 1;
-  while (!decoded.empty() && pos <= decoded.size()) {
-    const auto next = decoded.find('/', pos);
-    const std::string token = unescape_token(std::string_view(decoded).substr(
-        pos, next == std::string::npos ? std::string::npos : next - pos));
+  for (const std::string& token : tree::parse_json_pointer(fragment)) {
     if (node->is_mapping()) {
       if (auto id = node->get("id"); id && id->is_string()) base = resolve_uri(base, id->as_string());
     }
@@ -186,8 +170,6 @@ const Schema& SchemaSet::get(const std::string& uri) {
       throw Error(ErrorCode::kNotFound, "the schema reference '" + uri + "' names nothing");
     }
     pointer += "/" + tree::escape_pointer_token(token);
-    if (next == std::string::npos) break;
-    pos = next + 1;
   }
   return compile(node, *doc, base, pointer);
 }
@@ -293,7 +275,7 @@ void SchemaSet::fill(Schema& s, const NodePtr& node, const Document& doc, std::s
     } else if (k == "properties" || k == "patternProperties") {
       if (!value->is_mapping()) bad_schema(doc.uri, at, k + " must be a mapping");
       for (const auto& [pk, pv] : value->entries()) {
-        const std::string name = key_text(*pk);
+        const std::string name = tree::key_as_text(*pk);
         const Schema* child = sub(pv, at + "/" + tree::escape_pointer_token(name));
         if (k == "properties") {
           s.properties.emplace(name, child);
@@ -322,7 +304,7 @@ void SchemaSet::fill(Schema& s, const NodePtr& node, const Document& doc, std::s
     } else if (k == "dependencies") {
       if (!value->is_mapping()) bad_schema(doc.uri, at, "dependencies must be a mapping");
       for (const auto& [dk, dv] : value->entries()) {
-        const std::string name = key_text(*dk);
+        const std::string name = tree::key_as_text(*dk);
         if (dv->is_sequence()) {
           std::vector<std::string> names;
           for (const auto& n : dv->items()) {

@@ -63,7 +63,5 @@ bool json_equal(const tree::Node& a, const tree::Node& b);
 bool has_ref_key(const tree::Node& node);
 // A short rendering of `node` for messages ("'abc'", "12", "a mapping of 3 entries").
 std::string show(const tree::Node& node);
-// The text of a mapping key, as findings spell it.
-std::string key_text(const tree::Node& key);
 
 }  // namespace asdfcore::schema::detail

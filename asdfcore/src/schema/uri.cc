@@ -155,27 +155,4 @@ std::pair<std::string, std::string> split_fragment(std::string_view uri) {
   return {std::string(uri.substr(0, hash)), std::string(uri.substr(hash + 1))};
 }
 
-std::string percent_decode(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  auto hex = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '%' && i + 2 < text.size()) {
-      const int hi = hex(text[i + 1]), lo = hex(text[i + 2]);
-      if (hi >= 0 && lo >= 0) {
-        out += static_cast<char>(hi * 16 + lo);
-        i += 2;
-        continue;
-      }
-    }
-    out += text[i];
-  }
-  return out;
-}
-
 }  // namespace asdfcore::schema::detail

@@ -14,7 +14,4 @@ std::string resolve_uri(std::string_view base, std::string_view reference);
 // Split "doc#fragment" into ("doc", "fragment"); the fragment is "" when there is none.
 std::pair<std::string, std::string> split_fragment(std::string_view uri);
 
-// Decode %XX escapes (invalid escapes are kept as they are).
-std::string percent_decode(std::string_view text);
-
 }  // namespace asdfcore::schema::detail

@@ -79,7 +79,7 @@ ValidationResult Validator::validate_tree(const tree::Node& root) {
       const auto& entries = node.entries();
       for (auto it = entries.rbegin(); it != entries.rend(); ++it) {
         stack.push_back({it->second.get(),
-                         item.pointer + "/" + tree::escape_pointer_token(detail::key_text(*it->first)),
+                         item.pointer + "/" + tree::escape_pointer_token(tree::key_as_text(*it->first)),
                          it->second.use_count() > 1});
       }
     } else if (node.is_sequence()) {

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "asdfcore/error.h"
+#include "asdfcore/tree/yaml.h"
 
 namespace asdfcore::tree {
 
@@ -276,6 +277,18 @@ std::string escape_pointer_token(std::string_view token) {
     }
   }
   return out;
+}
+
+std::string key_as_text(const Node& key) {
+  switch (key.kind()) {
+    case NodeKind::kString: return key.as_string();
+    case NodeKind::kInt:
+    case NodeKind::kBigInt: return key.integer_text();
+    case NodeKind::kBool: return key.as_bool() ? "true" : "false";
+    case NodeKind::kFloat: return format_float(key.as_double());
+    case NodeKind::kNull: return "null";
+    default: return describe_for_error(key);
+  }
 }
 
 }  // namespace asdfcore::tree

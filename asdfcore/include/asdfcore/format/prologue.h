@@ -22,6 +22,10 @@ struct Prologue {
   std::uint64_t end = 0;        ///< First byte after the tree (or the comments); blocks follow.
 };
 
+/// Return the offset just past the end of a YAML document in `text`, searched from `from`: a
+/// line holding exactly `...` (LF or CRLF), or `...` at the end of `text`; nullopt when none.
+std::optional<std::size_t> find_tree_end(std::string_view text, std::size_t from);
+
 /// Parse the prologue of `file`; `name` is used in errors. Throws `Error`: not-asdf (no `#ASDF`
 /// header; an HDF5 file, named as the seismic format), unsupported-version (a major version
 /// other than 1, or a legacy draft layout), malformed (a tree with no `...` end marker, garbage

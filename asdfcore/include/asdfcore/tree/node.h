@@ -159,6 +159,10 @@ std::string describe_for_error(const Node& node);
 /// `root` is one node reached twice in the copy). Scalars are copied too.
 NodePtr deep_copy(const NodePtr& root);
 
+/// Return the text a mapping key is matched by and written in JSON Pointers: a string as is, an
+/// integer's digits, a bool's word, a float as YAML writes it, "null", else a description.
+std::string key_as_text(const Node& key);
+
 /// Escape one JSON Pointer reference token ("~" -> "~0", "/" -> "~1").
 std::string escape_pointer_token(std::string_view token);
 

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "asdfcore/error.h"
+#include "util/endian.h"
 
 namespace asdfcore::format::legacy {
 namespace {
@@ -65,12 +66,6 @@ std::uint64_t checked_product(const std::vector<std::uint64_t>& sizes, std::uint
   return n;
 }
 
-std::uint64_t read_be(std::span<const std::uint8_t> bytes, std::size_t at, int width) {
-  std::uint64_t v = 0;
-  for (int i = 0; i < width; ++i) v = (v << 8) | bytes[at + i];
-  return v;
-}
-
 // quantize: chunks of (u8 bits, f64 offset, f64 scale, u64 nvalues, packed two's-complement
 // big-endian values); each value decodes to encoded * scale + offset.
 std::vector<std::uint8_t> unquantize(std::span<const std::uint8_t> in, const Node* args,
@@ -89,9 +84,9 @@ std::vector<std::uint8_t> unquantize(std::span<const std::uint8_t> in, const Nod
     constexpr std::size_t kChunkHeader = 1 + 8 + 8 + 8;
     if (in.size() - at < kChunkHeader) bad("a quantize chunk header is cut short");
     const unsigned bits = in[at];
-    const double offset = std::bit_cast<double>(read_be(in, at + 1, 8));
-    const double scale = std::bit_cast<double>(read_be(in, at + 9, 8));
-    const std::uint64_t nvalues = read_be(in, at + 17, 8);
+    const double offset = std::bit_cast<double>(asdfcore::detail::load_be(in.data() + at + 1, 8));
+    const double scale = std::bit_cast<double>(asdfcore::detail::load_be(in.data() + at + 9, 8));
+    const std::uint64_t nvalues = asdfcore::detail::load_be(in.data() + at + 17, 8);
     at += kChunkHeader;
     if (bits == 0 || bits > 64) bad("a quantize chunk has " + std::to_string(bits) + "-bit values");
     if (nvalues > count - decoded) {

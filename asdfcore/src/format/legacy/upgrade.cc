@@ -11,8 +11,10 @@
 #include "asdfcore/format/block_header.h"
 #include "asdfcore/format/container.h"
 #include "asdfcore/format/legacy.h"
+#include "asdfcore/format/prologue.h"
 #include "asdfcore/tree/yaml.h"
 #include "format/legacy/encodings.h"
+#include "util/endian.h"
 #include "format/legacy/tree_upgrade.h"
 
 namespace asdfcore::format {
@@ -28,11 +30,7 @@ bool magic_at(Bytes file, std::uint64_t at) {
          std::equal(std::begin(kOldMagic), std::end(kOldMagic), file.begin() + at);
 }
 
-std::uint64_t be(Bytes b, std::uint64_t at, int width) {
-  std::uint64_t v = 0;
-  for (int i = 0; i < width; ++i) v = (v << 8) | b[at + i];
-  return v;
-}
+std::uint64_t be(Bytes b, std::uint64_t at, int width) { return asdfcore::detail::load_be(b.data() + at, width); }
 
 std::string hex_or_empty(Bytes b) {
   if (std::all_of(b.begin(), b.end(), [](std::uint8_t c) { return c == 0; })) return "";
@@ -220,26 +218,19 @@ std::vector<std::uint8_t> decode_block(Header& h, Bytes stored, ndarray::ByteOrd
   if (h.chain) {
     // The data starts with a YAML document naming the encodings: "--- [zlib]\n...\n".
     const std::string_view text(reinterpret_cast<const char*>(stored.data()), stored.size());
-    std::size_t end = text.find("\n...\n");
-    std::size_t skip = 5;
-    if (const auto crlf = text.find("\r\n...\r\n"); crlf != std::string_view::npos &&
-                                                     (end == std::string_view::npos || crlf < end)) {
-      end = crlf;
-      skip = 7;
-    }
-    if (end == std::string_view::npos) {
+    const auto end = find_tree_end(text, 0);
+    if (!end) {
       throw Error(ErrorCode::kMalformed, "an ENCODED block's encoding chain has no `...` end line");
     }
-    const auto chain = tree::parse_yaml(text.substr(0, end + skip), name + " (block " +
-                                                                        std::to_string(index) + ")")
-                           .root;
+    const auto chain =
+        tree::parse_yaml(text.substr(0, *end), name + " (block " + std::to_string(index) + ")").root;
     h.info.encodings = legacy::chain_names(*chain);
     // memory_size bounds every stage: a stage may exceed it (padded tiles, quantized chunks),
     // but not by more than 64 times, so a bomb in the chain stops early.
     const std::uint64_t declared = h.decoded.value_or(0);
     const std::uint64_t stage_limit =
         declared > (limit - (1u << 20)) / 64 ? limit : std::min(limit, declared * 64 + (1u << 20));
-    auto data = legacy::decode_chain(*chain, stored.subspan(end + skip), order, stage_limit);
+    auto data = legacy::decode_chain(*chain, stored.subspan(*end), order, stage_limit);
     if (h.decoded && *h.decoded != data.size()) {
       throw Error(ErrorCode::kCompression,
                   "the encoding chain decodes to " + std::to_string(data.size()) +
@@ -297,17 +288,11 @@ UpgradedFile upgrade_legacy(std::span<const std::uint8_t> file, const std::strin
   std::uint64_t blocks_from = at;
   if (text.substr(at).starts_with("%YAML") || text.substr(at).starts_with("---") ||
       text.substr(at).starts_with("%TAG")) {
-    std::size_t end = text.find("\n...\n", at);
-    std::size_t skip = 5;
-    if (const auto crlf = text.find("\r\n...\r\n", at);
-        crlf != std::string_view::npos && (end == std::string_view::npos || crlf < end)) {
-      end = crlf;
-      skip = 7;
-    }
-    if (end == std::string_view::npos) malformed(name, at, "the legacy tree has no `...` end line");
-    root = tree::parse_yaml(text.substr(at, end + skip - at), name, at).root;
+    const auto end = find_tree_end(text, at);
+    if (!end) malformed(name, at, "the legacy tree has no `...` end line");
+    root = tree::parse_yaml(text.substr(at, *end - at), name, at).root;
     if (!root || root->is_null()) root = tree::Node::make_mapping();
-    blocks_from = end + skip;
+    blocks_from = *end;
   }
   legacy::upgrade_tree(root, info);
   if (root->tag().empty()) root->set_tag("tag:stsci.edu:asdf/core/asdf-1.0.0");
