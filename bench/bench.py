@@ -13,6 +13,7 @@ fitsasdf figures parsed from the RESULTS.md being replaced), plus bench/out/resu
 import argparse
 import datetime
 import hashlib
+import itertools
 import json
 import os
 import platform
@@ -44,7 +45,8 @@ REGRESSION_MIN_RSS_MIB = 4.0
 class Job:
     """One line of work: `kind` is to_asdf (a FITS input converted), to_fits (the ASDF file
     fitsasdf made from a FITS input, converted back), batch (a folder of files), read (open an
-    ASDF file and touch every array) or validate (check ASDF files against the schemas)."""
+    ASDF file and touch every array), validate (check ASDF files against the schemas) or edit
+    (change one small value of the tree of fitsasdf's ASDF file of `source`, in a work copy)."""
 
     def __init__(self, name, source, kind="to_asdf", compression=None, fsync=False,
                  no_checksum=False, no_verify=False, of_asdf=False, file_list=False):
@@ -61,7 +63,7 @@ class Job:
     @property
     def asdf_input(self):
         """True when the job's input is the ASDF file fitsasdf makes of `source`."""
-        return self.kind == "to_fits" or self.of_asdf
+        return self.kind in ("to_fits", "edit") or self.of_asdf
 
     @property
     def slug(self):
@@ -79,6 +81,58 @@ NO_BLOCKS = "fitsasdf (no blocks)"
 PYTHON_VALIDATE = "python (parse + validate)"
 CORPUS = "asdf_corpus"
 CORPUS_FOLDERS = ("asdf-reference", "asdf-pyasdf")
+EDIT = "fitsasdf edit"
+EDIT_NO_SYNC = "fitsasdf edit (no fsync)"
+EDIT_REWRITE = "fitsasdf edit --rewrite"
+
+
+def edit_files(args, job):
+    """The edit job's files in OUT/work: the copy the fitsasdf contestants (and cp) share, made
+    once per job, and python's own, made afresh before each of its runs (python's update adds a
+    block to the file each time, see python_update.py)."""
+    stem = os.path.join(args.out, "work", job.slug)
+    return stem + ".asdf", stem + ".python.asdf"
+
+
+def edit_outcome(log_path):
+    """What an edit run says it did: the object `fitsasdf edit --json` prints (kind, bytes
+    written...), or python_update.py's sizes before and after; {} when the log has neither."""
+    with open(log_path, encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    match = re.search(r"^size (\d+) -> (\d+) bytes$", text, re.M)
+    if match:
+        return {"size_before": int(match.group(1)), "size_after": int(match.group(2))}
+    start, end = text.find("{"), text.rfind("}")
+    try:
+        return json.loads(text[start:end + 1]) if start >= 0 else {}
+    except ValueError:
+        return {}
+
+
+def edit_notes(results):
+    """One line per contestant of an edit job: what its runs did (from their own report), or why
+    its row failed."""
+    lines = []
+    for r in results:
+        edits = r.get("edits")
+        if not edits:
+            continue
+        if "error" in r:
+            lines.append(f"- {r['job']}, {r['contestant']}: FAILED: {r['error']}")
+        elif "kind" in edits[0]:
+            kinds = [e["kind"] for e in edits]
+            said = ", ".join(f"{kind} {kinds.count(kind)} of {len(kinds)} runs"
+                             for kind in dict.fromkeys(kinds))
+            written = statistics.median(e.get("bytes_written", 0) for e in edits)
+            lines.append(f"- {r['job']}, {r['contestant']}: {said}; {written:,.0f} bytes written "
+                         f"(median), tree {edits[-1].get('new_tree_size', 0):,} bytes in "
+                         f"{edits[-1].get('tree_room', 0):,} of room")
+        elif "size_after" in edits[0]:
+            grown = statistics.median(e["size_after"] - e["size_before"] for e in edits)
+            lines.append(f"- {r['job']}, {r['contestant']}: the file grew by "
+                         f"{grown / 2**20:.1f} MiB a run ({edits[-1]['size_before']:,} -> "
+                         f"{edits[-1]['size_after']:,} bytes)")
+    return lines
 
 
 def verify_costs(results):
@@ -114,8 +168,10 @@ def validation_costs(results):
 
 
 def contestants(args, job):
-    """Name -> (argv builder taking (input, output), output suffix), in display order; an
-    output suffix of None means the contestant writes nothing (the read job)."""
+    """Name -> (argv builder taking (input, output), output suffix[, preparation]), in display
+    order; an output suffix of None means the contestant writes nothing new (the read job) or
+    changes its input (the edit job); a preparation is called before each run, outside the
+    timing."""
     fitsasdf = args.fitsasdf
     compress = ["--compress", job.compression] if job.compression else []
     python_extra = [job.compression] if job.compression else []
@@ -175,6 +231,27 @@ def contestants(args, job):
         table[NO_BLOCKS] = (every([fitsasdf, "validate", "--no-blocks"]), None)
         table["python"] = (every([PYTHON, script, "open"]), None)
         table[PYTHON_VALIDATE] = (every([PYTHON, script, "validate"]), None)
+    elif job.kind == "edit":
+        # The input is the job's work copy (edit_files). Every run, whoever makes it, sets
+        # bench_edit.run to a number no run has used and appends a history entry, so each one
+        # really writes.
+        numbers = itertools.count(1)
+        def edit(*options):
+            def build(i, o):
+                n = next(numbers)
+                return [fitsasdf, "edit", i, "--json", *options, "--set", f"/bench_edit/run={n}",
+                        "--history", f"bench run {n}"]
+            return build
+        pristine = os.path.join(args.out, "derived", job.derived + ".asdf")
+        python_file = edit_files(args, job)[1]
+        table["cp"] = (lambda i, o: ["cp", i, o], ".asdf")
+        table[EDIT] = (edit(), None)
+        table[EDIT_NO_SYNC] = (edit("--no-sync"), None)
+        table[EDIT_REWRITE] = (edit("--rewrite", "--no-sync"), None)
+        table["python"] = (
+            lambda i, o: [PYTHON, os.path.join(HERE, "python_update.py"), python_file,
+                          str(next(numbers))],
+            None, lambda: shutil.copyfile(pristine, python_file))
     return table
 
 
@@ -204,6 +281,7 @@ def jobs(quick, selected=None):
         Job("read " + big_label, big, kind="read", of_asdf=True),
         Job("validate 1000-entry tree", "tree1000", kind="validate"),
         Job("validate ASDF corpus", CORPUS, kind="validate", file_list=True),
+        Job("edit " + big_label + " (small change)", big, kind="edit"),
     ]
     if selected is None:
         return every
@@ -271,9 +349,13 @@ def count_items(job, source, log_path):
     return 0
 
 
-def measure(argv, output, cold, logdir, tag):
-    """Run argv once under /usr/bin/time; return wall, peak RSS, CPU, output size or an error."""
+def measure(argv, output, cold, logdir, tag, prepare=None):
+    """Run argv once under /usr/bin/time; return wall, peak RSS, CPU, output size or an error.
+    `prepare`, when given, is called first (after the output is deleted, before the cache is
+    dropped), outside the timing."""
     remove(output)
+    if prepare:
+        prepare()
     if cold:
         drop_caches()
     stats_path = os.path.join(logdir, tag + ".time")
@@ -374,6 +456,67 @@ def corpus_inputs(args, chosen):
     }}
 
 
+def start_edits(args, job, source):
+    """Copy the edit job's input to its work file (the shared derived input is never changed)
+    and give the copy the bench_edit mapping whose run value the runs change; the work file's
+    path. Outside the timing."""
+    work = edit_files(args, job)[0]
+    print(f"bench: {job.name}: copying {os.path.relpath(source, ROOT)} to "
+          f"{os.path.relpath(work, ROOT)}", flush=True)
+    shutil.copyfile(source, work)
+    subprocess.run([args.fitsasdf, "edit", work, "--no-sync", "--set", "/bench_edit={run: 0}"],
+                   stdout=subprocess.DEVNULL, check=True)
+    return work
+
+
+def tree_text(path):
+    """The YAML tree at the head of an ASDF file (its first MiB at most), as text."""
+    with open(path, "rb") as f:
+        head = f.read(1 << 20).decode("utf-8", "replace")
+    end = head.find("\n...\n")
+    return head if end < 0 else head[:end]
+
+
+def finish_edits(args, job, rows, runs):
+    """After an edit job's runs: check that each edited file is sound (`fitsasdf validate
+    --no-blocks`, cheap: the blocks are not read) and holds the history entry of every run made
+    on it; a failure is printed and marks the rows of its contestants FAILED. Then delete the
+    work files."""
+    work, python_file = edit_files(args, job)
+    files = {work: [EDIT, EDIT_NO_SYNC, EDIT_REWRITE], python_file: ["python"]}
+    for path, names in files.items():
+        done = [r["argv"] for name in names for r in runs.get(name, []) if "error" not in r]
+        if not os.path.exists(path) or not done:
+            continue
+        if path == python_file:
+            done = done[-1:]  # its file is copied afresh before each run
+        problems = []
+        check = subprocess.run([args.fitsasdf, "validate", "--no-blocks", path],
+                               capture_output=True, text=True)
+        if check.returncode != 0:
+            said = " ".join((check.stdout + check.stderr).split())
+            problems.append(f"`fitsasdf validate --no-blocks` exit {check.returncode}: "
+                            + said[:400])
+        tree = tree_text(path)
+        numbers = [argv[argv.index("--history") + 1].split()[-1] if "--history" in argv
+                   else argv[-1] for argv in done]
+        missing = [n for n in numbers if not re.search(rf"bench run {n}\b", tree)]
+        if missing:
+            problems.append(f"no history entry for run(s) {', '.join(missing)}")
+        shown = os.path.relpath(path, ROOT)
+        if problems:
+            print(f"bench: {job.name}: {shown} IS NOT WHAT THE RUNS SAY: "
+                  + "; ".join(problems), flush=True)
+            for row in rows:
+                if row["contestant"] in names:
+                    row["error"] = f"{shown} after the runs: " + "; ".join(problems)
+        else:
+            print(f"bench: {job.name}: {shown} sound after {len(numbers)} edit(s), each one's "
+                  f"history entry present", flush=True)
+    for path in files:
+        remove(path)
+
+
 def in_process_seconds(log_path):
     """python_validate.py's own timing of the validation calls, when the log holds one."""
     with open(log_path, encoding="utf-8", errors="replace") as f:
@@ -393,6 +536,8 @@ def run_jobs(args, inputs, cold):
             continue  # the corpus, when there is none
         source_info = inputs[job.derived if job.asdf_input else job.source]
         source = source_info["path"]
+        if job.kind == "edit":
+            source = start_edits(args, job, source)
         table = contestants(args, job)
         names = list(table)
         runs = {name: [] for name in names}
@@ -405,11 +550,16 @@ def run_jobs(args, inputs, cold):
         for round_index in range(args.runs):
             shift = round_index % len(names)
             for name in names[shift:] + names[:shift]:
-                build, suffix = table[name]
+                build, suffix, *prepare = table[name]
                 slug = re.sub(r"[^a-z0-9]+", "_", f"{job.name} {name}".lower()).strip("_")
                 output = None if suffix is None else os.path.join(workdir, slug + suffix)
-                run = measure(build(source, output), output, cold, logdir, f"{slug}.{round_index}")
-                if "error" not in run and job.kind == "validate":
+                run = measure(build(source, output), output, cold, logdir, f"{slug}.{round_index}",
+                              prepare[0] if prepare else None)
+                if "error" not in run and job.kind == "edit":
+                    outcome = edit_outcome(run["log"])
+                    if outcome:
+                        run["edit"] = outcome
+                elif "error" not in run and job.kind == "validate":
                     run["items"] = source_info["items"]
                     if in_process_seconds(run["log"]) is not None:
                         run["in_process"] = in_process_seconds(run["log"])
@@ -419,8 +569,10 @@ def run_jobs(args, inputs, cold):
                 shown = f"{run['wall']:.3f} s" if "error" not in run else "FAILED"
                 print(f"  {job.name:<26} {name:<22} run {round_index + 1}/{args.runs}: {shown}",
                       flush=True)
-        for name in names:
-            results.append(summarize(job.name, name, source_info, runs[name]))
+        rows = [summarize(job.name, name, source_info, runs[name]) for name in names]
+        if job.kind == "edit":
+            finish_edits(args, job, rows, runs)
+        results += rows
     return results
 
 
@@ -447,6 +599,8 @@ def summarize(job, name, source, runs):
     )
     if all("in_process" in r for r in good):
         row["in_process"] = statistics.median(r["in_process"] for r in good)
+    if any("edit" in r for r in good):
+        row["edits"] = [r["edit"] for r in good if "edit" in r]
     return row
 
 
@@ -471,7 +625,8 @@ def format_rows(results, previous):
                 f"{r['wall']:.3f}",
                 f"{r['wall'] / base:.2f}" if base else "",
                 f"{py / r['wall']:.1f}" if py and r["contestant"] != "python" else "",
-                rate(r["input_bytes"] / 1e6 / r["wall"]),
+                # An edit touches a few pages of its input: no MB/s.
+                rate(r["input_bytes"] / 1e6 / r["wall"]) if not r.get("edits") else "",
                 rate(r["items"] / r["wall"]) if r.get("items") else "",
                 f"{r['rss_mib']:.1f}",
                 f"{r['out_mib']:.1f}" if r["out_mib"] else "",
@@ -685,6 +840,14 @@ def write_results(args, info, inputs, results, rows, previous_meta, change_lines
         "conversion, its validation also timed alone inside the process (below the table). "
         "Every contestant checks all the files in one process.",
         "",
+        "On the `edit` job every run changes one value of the tree of a work copy of fitsasdf's "
+        "ASDF file and appends a history entry: `fitsasdf edit` (in place when the new tree "
+        "fits before the first block; fsync on), `fitsasdf edit (no fsync)` (`--no-sync`), "
+        "`fitsasdf edit --rewrite` (the whole file rewritten and renamed over, `--no-sync`), "
+        "`python` (python asdf's `update()`, python_update.py) and `cp` of the work file, the "
+        "floor of any rewrite. MB/s is left out for the edits: they do not move the input's "
+        "bytes.",
+        "",
         markdown_table(rows),
         "",
     ]
@@ -695,6 +858,11 @@ def write_results(args, info, inputs, results, rows, previous_meta, change_lines
         lines += ["Schema validation alone, python in-process against fitsasdf's whole process "
                   "(medians):", ""]
         lines += validation_costs(results) + [""]
+    if edit_notes(results):
+        lines += ["What the edit runs did (`fitsasdf edit --json`; python_update.py's file sizes; "
+                  "after the runs each edited file must pass `fitsasdf validate --no-blocks` and "
+                  "hold every run's history entry, or its rows fail):", ""]
+        lines += edit_notes(results) + [""]
     if change_lines:
         lines += [
             f"Against the previous results ({previous_meta.get('date', 'date unknown')}, "
@@ -787,6 +955,9 @@ def main():
     if validation_costs(results):
         print("\nschema validation alone, python in-process / fitsasdf's whole process (medians):")
         print("\n".join(line.replace("`", "") for line in validation_costs(results)))
+    if edit_notes(results):
+        print("\nwhat the edit runs did:")
+        print("\n".join(edit_notes(results)))
     if change_lines:
         print()
         print("\n".join(line.replace("**", "") for line in change_lines))

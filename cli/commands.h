@@ -31,6 +31,8 @@ int run_explode(const std::vector<std::string>& args);
 int run_implode(const std::vector<std::string>& args);
 /// `fitsasdf verify IN.fits [B.asdf]`: round-trip verification.
 int run_verify(const std::vector<std::string>& args);
+/// `fitsasdf edit FILE --set P=V --delete P --history T`: update a file's tree in place.
+int run_edit(const std::vector<std::string>& args);
 /// `fitsasdf validate FILE...`: layout, blocks, checksums, arrays, references and schemas.
 int run_validate(const std::vector<std::string>& args);
 /// `fitsasdf diff A B`: the differences between two FITS or two ASDF files.

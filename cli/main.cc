@@ -32,6 +32,8 @@ const Command kCommands[] = {
     {"explode", "split an ASDF file into a tree file and one file per block",
      fitsasdf::cli::run_explode},
     {"implode", "join an exploded ASDF file back into one file", fitsasdf::cli::run_implode},
+    {"edit", "change an ASDF file's tree in place (set, delete, history), crash-safe",
+     fitsasdf::cli::run_edit},
     {"validate", "check that ASDF files are sound: layout, blocks, checksums, arrays, schemas",
      fitsasdf::cli::run_validate},
     {"verify", "check that FITS -> ASDF -> FITS gives the FITS file back (or compare a pair)",

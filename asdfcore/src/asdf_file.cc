@@ -1,5 +1,7 @@
 #include "asdfcore/asdf_file.h"
 
+#include <unistd.h>
+
 #include <map>
 #include <mutex>
 
@@ -7,6 +9,7 @@
 #include "asdfcore/extension/converter.h"
 #include "asdfcore/schema/validator.h"
 #include "asdfcore/tree/reference.h"
+#include "asdfcore/update.h"
 
 namespace asdfcore {
 namespace fs = std::filesystem;
@@ -140,6 +143,19 @@ struct AsdfFile::State {
 };
 
 AsdfFile AsdfFile::open(const std::string& path, const OpenOptions& options) {
+  // An in-place update interrupted by a crash left its undo journal: roll it back first, so
+  // that the file read is the old one, whole (update.h).
+  if (::access(update_journal_path(path).c_str(), F_OK) == 0) {
+    try {
+      recover_update(path);
+    } catch (const Error& e) {
+      throw Error(e.code(),
+                  std::string("an interrupted update left its journal beside the file, and rolling "
+                              "it back failed (it needs write access to the file and its folder): ") +
+                      e.what(),
+                  ErrorContext{.file = path});
+    }
+  }
   return from_container(format::Container::open(path, options.layout), path, options);
 }
 

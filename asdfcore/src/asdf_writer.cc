@@ -68,11 +68,17 @@ NodePtr with_metadata(const NodePtr& root, const std::string& standard) {
   } else if (old && old->is_sequence()) {
     history->set("entries", old);  // the list form of core/asdf-1.1.0's history
   }
+  // The core tags are accounted for when the list names the core extension already: ours, or
+  // python asdf's built-in one (python-written files; an update then keeps its tree small).
   const bool present = std::any_of(extensions->items().begin(), extensions->items().end(),
                                    [&](const NodePtr& e) {
+                                     if (!e->is_mapping()) return false;
                                      const NodePtr uri = e->get("extension_uri");
-                                     return uri && uri->is_string() &&
-                                            uri->as_string() == ext->get("extension_uri")->as_string();
+                                     const NodePtr cls = e->get("extension_class");
+                                     return (uri && uri->is_string() &&
+                                             uri->as_string() == ext->get("extension_uri")->as_string()) ||
+                                            (cls && cls->is_string() &&
+                                             cls->as_string() == "asdf.extension.BuiltinExtension");
                                    });
   if (!present) extensions->push_back(ext);
   history->set("extensions", extensions);
@@ -108,8 +114,8 @@ void check_before_writing(const Node& top, const std::string& path) {
 
 std::span<const std::string_view> supported_write_standards() noexcept { return kStandards; }
 
-void write_asdf(const std::string& path, const NodePtr& root,
-                std::span<const format::BlockToWrite> blocks, const AsdfWriteOptions& options) {
+std::string render_tree(const NodePtr& root, const AsdfWriteOptions& options,
+                        const std::string& path) {
   const ErrorContext at{.file = path};
   if (std::find(kStandards.begin(), kStandards.end(), options.asdf_standard) == kStandards.end()) {
     throw Error(ErrorCode::kInvalidArgument,
@@ -128,10 +134,51 @@ void write_asdf(const std::string& path, const NodePtr& root,
     top->set_tag(default_root_tag(options.asdf_standard));
   }
   if (options.validate || validate_writes_requested()) check_before_writing(*top, path);
-  const std::string yaml = tree::emit_yaml(*top);
+  return tree::emit_yaml(*top);
+}
+
+void write_asdf(const std::string& path, const NodePtr& root,
+                std::span<const format::BlockToWrite> blocks, const AsdfWriteOptions& options) {
+  const std::string yaml = render_tree(root, options, path);
   format::WriteOptions layout = options.layout;
   layout.asdf_standard = options.asdf_standard;
   format::write_container(path, yaml, blocks, layout);
+}
+
+void add_history_entry(const NodePtr& root, const std::string& description,
+                       const std::string& time) {
+  if (!root || !root->is_mapping()) {
+    throw Error(ErrorCode::kInvalidArgument, "the root of an ASDF tree must be a mapping");
+  }
+  NodePtr entry = Node::make_mapping();
+  entry->set_tag(core_tag("history_entry-1.0.0"));
+  entry->set("description", Node::make_string(description));
+  entry->set("time", Node::make_timestamp(time));
+  entry->set("software", software("fitsasdf", kVersion, true));
+  NodePtr history = root->get("history");
+  if (root->tag() == core_tag("asdf-1.0.0")) {
+    // core/asdf-1.0.0: `history` is the list of entries itself.
+    if (!history || !history->is_sequence()) {
+      history = Node::make_sequence();
+      root->set("history", history);
+    }
+    history->push_back(entry);
+    return;
+  }
+  if (history && history->is_sequence()) {
+    history->push_back(entry);  // the list form core/asdf-1.1.0 also allows
+    return;
+  }
+  if (!history || !history->is_mapping()) {
+    history = Node::make_mapping();
+    root->set("history", history);
+  }
+  NodePtr entries = history->get("entries");
+  if (!entries || !entries->is_sequence()) {
+    entries = Node::make_sequence();
+    history->set("entries", entries);
+  }
+  entries->push_back(entry);
 }
 
 }  // namespace asdfcore

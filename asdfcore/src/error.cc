@@ -20,6 +20,8 @@ std::string_view error_code_name(ErrorCode code) noexcept {
     case ErrorCode::kWrongType: return "wrong-type";
     case ErrorCode::kCancelled: return "cancelled";
     case ErrorCode::kSchema: return "schema";
+    case ErrorCode::kConflict: return "conflict";
+    case ErrorCode::kUnsupported: return "unsupported";
   }
   return "unknown";
 }

@@ -41,6 +41,8 @@ AsdfWriteOptions write_options(const AsdfFile& file, const RewriteOptions& optio
   AsdfWriteOptions w;
   w.asdf_standard = standard_for(file, options);
   w.layout = options.layout;
+  // Compact unless asked otherwise: no room is left after the tree.
+  if (!w.layout.tree_padding) w.layout.tree_padding = 0;
   return w;
 }
 

@@ -8,6 +8,7 @@
 
 #include "asdfcore/asdf_file.h"
 #include "asdfcore/error.h"
+#include "asdfcore/tree/walk.h"
 #include "batch/batch_stop.h"
 #include "fits/fits_file.h"
 #include "fitsasdf/diff.h"
@@ -161,7 +162,20 @@ bool complete(const fs::path& output, bool asdf_output) {
       const auto& blocks = file.blocks();
       const auto count = static_cast<std::int64_t>(blocks.block_count());
       for (std::int64_t i = 0; i < count; ++i) (void)blocks.block(i);
-      return true;
+      // A file cut in the room after its tree has no blocks left, yet opens: every block its
+      // arrays name must be there.
+      bool all_there = true;
+      asdfcore::tree::walk(file.tree(), [&](const asdfcore::tree::NodePtr& node, const std::string&) {
+        if (asdfcore::tree::is_ndarray(*node) && node->is_mapping()) {
+          const auto source = node->get("source");
+          if (source && source->kind() == asdfcore::tree::NodeKind::kInt) {
+            const std::int64_t s = source->as_int();
+            if (s >= count || s < -count) all_there = false;
+          }
+        }
+        return all_there;
+      });
+      return all_there;
     }
     // The HDU walk refuses a file cut inside a header or data; an output whose last padding is
     // short was written so (the input's was, kept under fits_trailer).

@@ -20,7 +20,7 @@ from . import _fitsasdf
 from ._errors import (Error, IoError, NotAsdfError, NotFitsError, UnsupportedVersionError,
                       MalformedError, TruncatedError, CompressionError, ChecksumError,
                       LimitError, InvalidArgumentError, NotFoundError, WrongTypeError,
-                      CancelledError, SchemaError)
+                      CancelledError, SchemaError, ConflictError, UnsupportedError)
 from ._records import (Record, ConversionReport, VerifyReport, DiffReport, ValidationReport,
                        BatchReport,
                        Progress, Tagged, TaggedDict, TaggedList, TaggedString, TaggedScalar)
@@ -32,6 +32,7 @@ __all__ = [
     "Error", "IoError", "NotAsdfError", "NotFitsError", "UnsupportedVersionError",
     "MalformedError", "TruncatedError", "CompressionError", "ChecksumError", "LimitError",
     "InvalidArgumentError", "NotFoundError", "WrongTypeError", "CancelledError", "SchemaError",
+    "ConflictError", "UnsupportedError",
     "Record", "ConversionReport", "VerifyReport", "DiffReport", "ValidationReport",
     "BatchReport", "Progress",
     "Tagged", "TaggedDict", "TaggedList", "TaggedString", "TaggedScalar",

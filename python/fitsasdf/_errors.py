@@ -102,7 +102,18 @@ class CancelledError(Error):
     code = "cancelled"
 
 
+class ConflictError(Error):
+    """The file changed on disk since it was opened for update."""
+    code = "conflict"
+
+
+class UnsupportedError(Error):
+    """The file is sound, but the operation cannot be done on it safely."""
+    code = "unsupported"
+
+
 ERROR_CLASSES = {cls.code: cls for cls in (
     IoError, NotAsdfError, NotFitsError, UnsupportedVersionError, MalformedError,
     TruncatedError, CompressionError, ChecksumError, LimitError, InvalidArgumentError,
-    NotFoundError, WrongTypeError, CancelledError, SchemaError)}
+    NotFoundError, WrongTypeError, CancelledError, SchemaError, ConflictError,
+    UnsupportedError)}

@@ -38,4 +38,17 @@ std::span<const std::string_view> supported_write_standards() noexcept;
 void write_asdf(const std::string& path, const tree::NodePtr& root,
                 std::span<const format::BlockToWrite> blocks, const AsdfWriteOptions& options = {});
 
+/// Return the YAML text `write_asdf` writes for `root` (from `%YAML` through `...`): the
+/// metadata added and the tree checked as `options` say; `path` names the file in errors.
+/// Throws as `write_asdf` does before it writes.
+std::string render_tree(const tree::NodePtr& root, const AsdfWriteOptions& options,
+                        const std::string& path);
+
+/// Append a `core/history_entry-1.0.0` (`description`, `time`, this library as `software`)
+/// to the history of `root`, as python asdf's `add_history_entry` does: `history.entries`,
+/// or the `history` list itself where the root is `core/asdf-1.0.0` or the list form is used.
+/// `time` is a YAML timestamp ("2026-11-27T13:45:01.250000Z").
+void add_history_entry(const tree::NodePtr& root, const std::string& description,
+                       const std::string& time);
+
 }  // namespace asdfcore

@@ -25,6 +25,7 @@
 #include "asdfcore/file.h"        // IWYU pragma: export
 #include "asdfcore/stream_writer.h"  // IWYU pragma: export
 #include "asdfcore/tree_builder.h"   // IWYU pragma: export
+#include "asdfcore/update.h"         // IWYU pragma: export
 #include "asdfcore/value.h"       // IWYU pragma: export
 #include "asdfcore/version.h"     // IWYU pragma: export
 #include "asdfcore/write.h"       // IWYU pragma: export

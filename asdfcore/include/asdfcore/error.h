@@ -27,6 +27,8 @@ enum class ErrorCode {
   kWrongType,           ///< A value is not of the type asked for (or does not fit in it).
   kCancelled,           ///< The caller cancelled the operation; nothing was written.
   kSchema,             ///< The tree breaks a schema (opened with `OpenOptions::validate`).
+  kConflict,           ///< The file changed on disk since it was opened for update.
+  kUnsupported,        ///< The file is sound, but this operation cannot be done on it safely.
 };
 
 /// Return the stable lower-case name of `code` ("malformed", "checksum", ...).

@@ -21,7 +21,8 @@ struct RewriteOptions {
   std::string asdf_standard;
   /// How the input is opened (limits, allowed folders).
   OpenOptions open;
-  /// Layout of the output (block index, checksum convention, fsync).
+  /// Layout of the output (block index, checksum convention, fsync). The tree gets no padding
+  /// unless `layout.tree_padding` asks for some: these rewrites compact.
   format::WriteOptions layout;
 };
 

@@ -49,6 +49,8 @@ asdf_error_code_t code_for(const asdfcore::Error& e) {
     case ErrorCode::kCancelled: return ASDF_ERR_UNKNOWN_STATE;
     // libasdf does not validate; a tree that breaks its schema is a tree it cannot take.
     case ErrorCode::kSchema: return ASDF_ERR_YAML_PARSE_FAILED;
+    case ErrorCode::kConflict: return ASDF_ERR_UNKNOWN_STATE;
+    case ErrorCode::kUnsupported: return ASDF_ERR_UNKNOWN_STATE;
   }
   return ASDF_ERR_UNKNOWN_STATE;
 }

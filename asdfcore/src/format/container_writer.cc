@@ -247,11 +247,16 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
   std::string head = "#ASDF 1.0.0\n#ASDF_STANDARD " + options.asdf_standard + "\n";
   for (const auto& c : options.comments) head += "#" + c + "\n";
   out.write(as_bytes(head));
-  out.write(as_bytes(tree));
   // Without a tree the first block must follow the header at once: no padding then.
-  if (!tree.empty() && options.tree_padding > 0) {
+  const std::uint64_t padding =
+      tree.empty() ? 0
+      : options.tree_padding ? *options.tree_padding
+      : blocks.empty()       ? 0
+                             : default_tree_padding(out.position() + tree.size(), tree.size());
+  out.write(as_bytes(tree));
+  if (padding > 0) {
     // Blanks then a newline: the unused space stays valid YAML whitespace.
-    std::string pad(static_cast<std::size_t>(options.tree_padding), ' ');
+    std::string pad(static_cast<std::size_t>(padding), ' ');
     pad.back() = '\n';
     out.write(as_bytes(pad));
   }
@@ -492,6 +497,12 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
   if (options.on_data) options.on_data(0);
   out.commit();
   return offsets;
+}
+
+std::uint64_t default_tree_padding(std::uint64_t tree_end, std::uint64_t tree_size) noexcept {
+  constexpr std::uint64_t kPage = 4096;
+  const std::uint64_t at_least = tree_end + std::max<std::uint64_t>(tree_size / 10, 1024);
+  return (at_least + kPage - 1) / kPage * kPage - tree_end;
 }
 
 std::optional<ChecksumConvention> checksum_convention_named(std::string_view name) noexcept {

@@ -175,6 +175,12 @@ void AtomicFile::write_at(std::uint64_t offset, std::span<const std::uint8_t> by
   }
 }
 
+void AtomicFile::set_mode(unsigned mode) {
+  if (fd_ >= 0 && fchmod(fd_, static_cast<mode_t>(mode & 07777)) != 0) {
+    fail(temp_path_, "cannot set the permissions of the output", errno);
+  }
+}
+
 void AtomicFile::commit() {
   if (fd_ < 0) {
     throw Error(ErrorCode::kInvalidArgument, "commit after commit", ErrorContext{.file = path_});

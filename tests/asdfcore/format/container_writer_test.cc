@@ -35,6 +35,7 @@ using asdfcore::format::ChecksumConvention;
 using asdfcore::format::ChecksumStatus;
 using asdfcore::format::FileRange;
 using asdfcore::format::Container;
+using asdfcore::format::default_tree_padding;
 using asdfcore::format::write_container;
 using asdfcore::format::WriteOptions;
 using fitsasdf::test::TempDir;
@@ -150,11 +151,14 @@ TEST_CASE("header, comments, tree and blocks read back field by field", "[writer
   CHECK(c.tree_text() == kTree);
   CHECK(c.problems().empty());
 
-  // Offsets: the first block follows the tree at once (no padding asked for), each next block
-  // starts where the previous one's allocated space ends.
+  // Offsets: the first block starts after the default room for the tree to grow (a tenth of
+  // it, at least 1 KiB, up to a 4 KiB boundary), each next block where the previous one's
+  // allocated space ends.
   REQUIRE(offsets.size() == blocks.size());
   REQUIRE(c.blocks().size() == blocks.size());
-  CHECK(offsets[0] == head.size() + kTree.size());
+  CHECK(offsets[0] == 4096);
+  CHECK(offsets[0] == head.size() + kTree.size() +
+                          default_tree_padding(head.size() + kTree.size(), kTree.size()));
   const std::vector<const Bytes*> data = {&raw, &zl, &bz, &l4};
   const std::vector<std::string> labels = {"", "zlib", "bzp2", "lz4"};
   for (std::size_t i = 0; i < blocks.size(); ++i) {
@@ -212,7 +216,7 @@ TEST_CASE("the #ASDF_STANDARD line carries the requested version", "[writer]") {
     CHECK(c.prologue().asdf_standard == standard);
     CHECK(c.prologue().comments.empty());
     REQUIRE(offsets.size() == 1);
-    CHECK(offsets[0] == head_for(standard).size() + kTree.size());
+    CHECK(offsets[0] == 4096);  // the default room after the tree
   }
 }
 
@@ -602,7 +606,9 @@ TEST_CASE("CRLF trees are accepted and kept byte for byte", "[writer]") {
   const std::string tree = "%YAML 1.1\r\n--- {a: 1}\r\n...\r\n";
   const Bytes d = pattern(10);
   const std::vector<BlockToWrite> blocks = {block_of(d)};
-  const auto offsets = write_container(path, tree, blocks);
+  WriteOptions compact;
+  compact.tree_padding = 0;
+  const auto offsets = write_container(path, tree, blocks, compact);
   const Container c = Container::open(path);
   CHECK(c.tree_text() == tree);
   REQUIRE(c.blocks().size() == 1);
@@ -898,4 +904,18 @@ TEST_CASE("on_data hears every data byte in steps of at most 4 MiB, then 0 befor
                     ErrorCode::kCancelled, out_dir.path());
   }
   ::close(fd);
+}
+
+TEST_CASE("the default room after a tree: a tenth, at least 1 KiB, to a 4 KiB boundary",
+          "[writer]") {
+  CHECK(default_tree_padding(100, 60) == 4096 - 100);
+  CHECK(default_tree_padding(3000, 2900) == 4096 - 3000);
+  CHECK(default_tree_padding(3100, 3000) == 8192 - 3100);  // 1 KiB would cross 4096
+  CHECK(default_tree_padding(100'000, 99'000) == 110'592 - 100'000);
+  CHECK((100'000 + default_tree_padding(100'000, 99'000)) % 4096 == 0);
+  // Without blocks after it the tree gets none: it can grow into the end of the file.
+  TempDir dir;
+  const auto path = (dir / "tree-only.asdf").string();
+  write_container(path, kTree, {});
+  CHECK(std::filesystem::file_size(path) == head_for("1.6.0").size() + kTree.size());
 }

@@ -69,8 +69,10 @@ struct WriteOptions {
   std::string asdf_standard = "1.6.0";  ///< Written as `#ASDF_STANDARD`.
   std::vector<std::string> comments;    ///< Extra `#` lines (without the `#`).
   bool block_index = true;              ///< Write the index (never after a streamed block).
-  std::uint64_t tree_padding = 0;       ///< Spare bytes after the tree so it can grow (none
-                                        ///< is written when there is no tree).
+  /// Spare bytes after the tree so that it can grow in place later (`asdfcore::Update`).
+  /// Unset: `default_tree_padding` when blocks follow the tree, none when none do (the tree
+  /// can then grow into the end of the file). None is written when there is no tree.
+  std::optional<std::uint64_t> tree_padding;
   ChecksumConvention checksum = ChecksumConvention::kStoredBytes;  ///< What block MD5s cover.
   bool durable = true;                  ///< fsync before the rename.
   /// Threads that compress the pieces of a large block side by side (the writing thread
@@ -83,6 +85,12 @@ struct WriteOptions {
   /// one compressing thread at a time while a compressed block is written. Empty: not called.
   std::function<void(std::uint64_t bytes)> on_data;
 };
+
+/// Return the spare bytes left after a tree of `tree_size` bytes that ends at byte `tree_end`
+/// of the file, when blocks follow and no amount is asked for: a tenth of the tree, at least
+/// 1 KiB, then up to the next 4 KiB boundary, so that the first block starts on one (python
+/// asdf rounds its padding to the file system's block size too).
+std::uint64_t default_tree_padding(std::uint64_t tree_end, std::uint64_t tree_size) noexcept;
 
 /// Write an ASDF file at `path` from `tree` (a complete YAML document from `%YAML` through the
 /// `...` line, or empty for no tree) and `blocks`. The file appears only when complete.

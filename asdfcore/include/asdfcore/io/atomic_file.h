@@ -35,6 +35,9 @@ class AtomicFile {
   /// Overwrite `bytes` at byte `offset` of what was already written (a header whose checksum
   /// is known only after its data). Does not move the append position.
   void write_at(std::uint64_t offset, std::span<const std::uint8_t> bytes);
+  /// Give the file the permission bits `mode` (those of a file it replaces) instead of the
+  /// usual ones under the umask.
+  void set_mode(unsigned mode);
   /// Return the number of bytes written so far.
   std::uint64_t position() const noexcept { return position_; }
 
