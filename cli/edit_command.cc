@@ -90,6 +90,10 @@ std::string describe(const asdfcore::CommitResult& r, bool dry_run) {
   text += " (tree " + std::to_string(r.old_tree_size) + " -> " + std::to_string(r.new_tree_size) +
           " bytes, room before the first block " + std::to_string(r.tree_room) + "; " +
           std::to_string(r.bytes_written) + " bytes " + (dry_run ? "to write" : "written");
+  if (r.blocks_moved > 0) {
+    text += "; " + std::to_string(r.blocks_moved) + " leading block(s), " +
+            std::to_string(r.bytes_moved) + " bytes, moved after the last to make room";
+  }
   if (r.blocks_unreferenced > 0) {
     text += "; " + std::to_string(r.blocks_unreferenced) +
             " block(s) no array uses, reclaimed by fitsasdf defragment";
@@ -112,6 +116,8 @@ ordered_json to_json(const std::string& file, const asdfcore::CommitResult& r, b
                  {"new_tree_size", r.new_tree_size},
                  {"bytes_written", r.bytes_written},
                  {"blocks_added", r.blocks_added},
+                 {"blocks_moved", r.blocks_moved},
+                 {"bytes_moved", r.bytes_moved},
                  {"blocks_unreferenced", r.blocks_unreferenced}};
   if (dry_run) j["tree_changes"] = diff;
   return j;

@@ -2,8 +2,9 @@
 /// \file
 /// Changing an ASDF file where it is: its tree (set, delete, add keys; a history entry) and its
 /// arrays (new contents of the same dtype and shape, new arrays, removed arrays), committed in
-/// place when the new tree fits in the room before the first block, else by rewriting the file
-/// beside the original and renaming it over. A commit interrupted at any instant (the process
+/// place when the new tree fits in the room before the first block (or fits once a few small
+/// leading blocks are moved after the last one), else by rewriting the file beside the original
+/// and renaming it over. A commit interrupted at any instant (the process
 /// killed, the machine down) leaves the old file or the new one: an in-place commit keeps an
 /// undo journal beside the file until it is complete, and whoever opens the file next rolls an
 /// interrupted one back (ARCHITECTURE.md, "In-place updates", gives the argument).
@@ -71,6 +72,9 @@ struct CommitResult {
   std::uint64_t new_tree_size = 0;         ///< Bytes of the new tree text.
   std::uint64_t bytes_written = 0;         ///< Bytes written to the file (or the new file).
   std::size_t blocks_added = 0;            ///< New blocks (new and replaced arrays).
+  std::size_t blocks_moved = 0;            ///< In place: leading blocks moved after the last one
+                                           ///< to make room for the tree (renumbered).
+  std::uint64_t bytes_moved = 0;           ///< Their bytes.
   std::size_t blocks_unreferenced = 0;     ///< Blocks no ndarray uses any more (left in place;
                                            ///< `defragment` reclaims them).
   std::string old_tree;                    ///< The old tree's YAML text.

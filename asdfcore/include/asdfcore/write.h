@@ -14,6 +14,7 @@
 /// \endcode
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,10 @@ struct WriteOptions {
   std::uint64_t inline_threshold = 0;
   /// Threads that compress one block's pieces side by side; 0 means one per core.
   unsigned threads = 0;
+  /// Spare bytes after the tree, so that it can later grow in place (`asdfcore::Update`,
+  /// `fitsasdf edit`). Unset: a tenth of the tree, at least 1 KiB, up to the next 4 KiB
+  /// boundary, when blocks follow (`format::default_tree_padding`); 0: none.
+  std::optional<std::uint64_t> tree_padding;
   /// fsync the file before renaming it into place.
   bool durable = true;
   /// Extra `#` comment lines after the header (without the `#`).

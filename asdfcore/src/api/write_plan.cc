@@ -56,6 +56,7 @@ AsdfWriteOptions layout_options(const WriteOptions& options) {
   out.layout.checksum = options.checksum;
   out.layout.durable = options.durable;
   out.layout.threads = options.threads;
+  out.layout.tree_padding = options.tree_padding;
   return out;
 }
 

@@ -16,6 +16,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <map>
 
 #include "asdfcore/asdf_writer.h"
@@ -194,7 +195,54 @@ struct Layout {
   std::string tree_text;
   std::uint64_t tree_start = 0;
   std::uint64_t old_tree_end = 0;
+  /// In place: the first `moved` blocks are copied after the last one to make room for the
+  /// tree, which then runs up to block `moved` (the blocks renumbered in the tree text).
+  std::size_t moved = 0;
 };
+
+/// Moving blocks is worth it up to this many bytes (and a quarter of the file); beyond, the
+/// rewrite, which also leaves the file compact, costs little more.
+constexpr std::uint64_t kMaxMovedBytes = std::uint64_t{64} << 20;
+
+/// Tag namespaces whose nodes reach blocks only through ndarray `source` numbers (the ASDF
+/// Standard's and astropy's); a tree with tags of others might number blocks in ways this
+/// library cannot see, so its blocks are never renumbered.
+bool only_known_block_users(const NodePtr& root) {
+  static constexpr std::string_view kKnown[] = {"tag:stsci.edu:asdf/", "tag:astropy.org:astropy/",
+                                                "tag:yaml.org,2002:", "asdf://asdf-format.org/",
+                                                "asdf://astropy.org/"};
+  bool known = true;
+  tree::walk(root, [&](const NodePtr& node, const std::string&) {
+    if (!node->tag().empty() &&
+        std::none_of(std::begin(kKnown), std::end(kKnown),
+                     [&](std::string_view prefix) { return node->tag().starts_with(prefix); })) {
+      known = false;
+    }
+    return known;
+  });
+  return known;
+}
+
+/// A copy of `root` whose ndarray block numbers follow the move of the first `moved` of
+/// `count` old blocks after the others (blocks numbered from `count` on, the new ones, keep
+/// their numbers; negative numbers are made absolute first, out of `total`).
+NodePtr renumbered(const NodePtr& root, std::size_t moved, std::size_t count, std::size_t total) {
+  NodePtr copy = tree::deep_copy(root);
+  tree::walk(copy, [&](const NodePtr& node, const std::string&) {
+    if (!tree::is_ndarray(*node) || !node->is_mapping()) return true;
+    const NodePtr source = node->get("source");
+    if (!source || source->kind() != tree::NodeKind::kInt) return true;
+    std::int64_t j = source->as_int();
+    if (j < 0) j += static_cast<std::int64_t>(total);
+    if (j >= 0 && static_cast<std::size_t>(j) < count) {
+      const auto u = static_cast<std::size_t>(j);
+      j = static_cast<std::int64_t>(u < moved ? count - moved + u : u - moved);
+    }
+    node->set("source", Node::make_int(j));
+    return true;
+  });
+  return copy;
+}
 
 std::size_t count_unreferenced(const NodePtr& root, std::size_t total) {
   std::vector<bool> used(total, false);
@@ -210,6 +258,40 @@ std::size_t count_unreferenced(const NodePtr& root, std::size_t total) {
     return true;
   });
   return static_cast<std::size_t>(std::count(used.begin(), used.end(), false));
+}
+
+/// Make room for the tree by moving the fewest leading blocks after the last one, when that
+/// moves little and every block user is known; return whether `l` now says so.
+bool try_moving_blocks(const UpdateState& s, const AsdfWriteOptions& w, Layout& l) {
+  const auto& blocks = s.file->container().blocks();
+  const std::size_t n = blocks.size();
+  if (n == 0 || blocks.back().header.streamed() || !only_known_block_users(s.root)) return false;
+  const std::uint64_t end_of_blocks = blocks.back().data_offset + blocks.back().header.allocated_size;
+  const std::uint64_t limit = std::min(kMaxMovedBytes, l.result.old_size / 4);
+  // Room for the tree, room for it to grow later, and for the block numbers it will hold.
+  const std::uint64_t wanted = l.tree_text.size() +
+                               format::default_tree_padding(l.tree_start + l.tree_text.size(),
+                                                            l.tree_text.size()) +
+                               8 * (n + s.added.size());
+  std::uint64_t moved_bytes = 0;
+  for (std::size_t k = 1; k <= n; ++k) {
+    moved_bytes += format::kBlockPrefixSize + format::kBlockHeaderSize + blocks[k - 1].header.used_size;
+    if (moved_bytes > limit) return false;
+    const std::uint64_t room = (k < n ? blocks[k].offset : end_of_blocks) - l.tree_start;
+    if (room < wanted) continue;
+    std::string text = render_tree(renumbered(s.root, k, n, n + s.added.size()), w, s.path);
+    if (text.size() > room) return false;
+    l.moved = k;
+    l.tree_text = std::move(text);
+    l.result.new_tree = l.tree_text;
+    l.result.new_tree_size = l.tree_text.size();
+    l.result.blocks_moved = k;
+    l.result.bytes_moved = moved_bytes;
+    l.result.reason = "the first " + std::to_string(k) + " block(s) (" +
+                      std::to_string(moved_bytes) + " bytes) moved after the last to make room";
+    return true;
+  }
+  return false;
 }
 
 Layout lay_out(const UpdateState& s) {
@@ -246,6 +328,8 @@ Layout lay_out(const UpdateState& s) {
   if (s.options.mode == CommitMode::kRewrite) {
     r.kind = CommitKind::kRewritten;
     r.reason = "a rewrite was asked for";
+  } else if (!fits && try_moving_blocks(s, w, l)) {
+    r.kind = CommitKind::kInPlace;
   } else if (!fits) {
     r.reason = "the new tree (" + std::to_string(l.tree_text.size()) +
                " bytes) does not fit in the " + std::to_string(room) +
@@ -294,13 +378,12 @@ void commit_in_place(UpdateState& s, LockedFile& f, Layout& l,
   const std::uint64_t new_tree_end = l.tree_start + l.tree_text.size();
 
   std::vector<Piece> pieces;  // in the order they are written
-  std::vector<std::vector<std::uint8_t>> owned;
-  owned.reserve(4 + fresh.size());
+  std::deque<std::vector<std::uint8_t>> owned;  // a deque: pieces point into its elements
   // New blocks first (after the last block, over the old block index), then their index:
   // bytes the old tree never reads.
   std::uint64_t new_size = blocks.empty() ? new_tree_end : r.old_size;
   std::uint64_t fill_end = std::max(l.old_tree_end, new_tree_end);
-  if (!fresh.empty()) {
+  if (!fresh.empty() || l.moved > 0) {
     std::uint64_t at = 0;
     if (blocks.empty()) {
       at = new_tree_end + format::default_tree_padding(new_tree_end, l.tree_text.size());
@@ -308,8 +391,24 @@ void commit_in_place(UpdateState& s, LockedFile& f, Layout& l,
     } else {
       at = blocks.back().data_offset + blocks.back().header.allocated_size;
     }
+    // The tree's room now runs to the first block not moved (or to where the moved ones go).
+    if (l.moved > 0) fill_end = l.moved < blocks.size() ? blocks[l.moved].offset : at;
     std::vector<std::uint64_t> offsets;
-    for (const auto& b : blocks) offsets.push_back(b.offset);
+    for (std::size_t i = l.moved; i < blocks.size(); ++i) offsets.push_back(blocks[i].offset);
+    for (std::size_t i = 0; i < l.moved; ++i) {
+      // A moved block: its header (allocated trimmed to used, checksum kept) and stored bytes.
+      format::BlockHeader header = blocks[i].header;
+      header.allocated_size = header.used_size;
+      const auto encoded = format::encode_block_header(header);
+      owned.emplace_back(encoded.begin(), encoded.end());
+      offsets.push_back(at);
+      pieces.push_back({at, owned.back()});
+      at += encoded.size();
+      const io::Buffer stored = c.stored_data(i);
+      owned.emplace_back(stored.span().begin(), stored.span().end());
+      pieces.push_back({at, owned.back()});
+      at += stored.size();
+    }
     for (const EncodedBlock& b : fresh) {
       offsets.push_back(at);
       pieces.push_back({at, b.header});
@@ -452,12 +551,13 @@ CommitResult plan_commit(const UpdateState& s) {
         for (const auto& p : b.pieces) added += p.size();
       }
     }
-    r.bytes_written = l.tree_text.size() + added;
+    r.bytes_written = l.tree_text.size() + added + r.bytes_moved;
     if (blocks.empty()) {
       r.new_size = l.tree_start + l.tree_text.size() + added;
-    } else if (!s.added.empty()) {
+    } else if (!s.added.empty() || l.moved > 0) {
+      // About: the blocks added and moved, and an index of about 12 bytes an entry.
       r.new_size = blocks.back().data_offset + blocks.back().header.allocated_size + added +
-                   (s.added.size() + blocks.size()) * 12 + 24;
+                   r.bytes_moved + (s.added.size() + blocks.size()) * 12 + 24;
     }
   } else if (r.kind == CommitKind::kRewritten) {
     r.new_size = r.old_size + l.tree_text.size() - r.old_tree_size;

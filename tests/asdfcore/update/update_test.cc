@@ -20,6 +20,7 @@
 #include "support/paths.h"
 #include "support/run.h"
 #include "support/temp_dir.h"
+#include "update_versions.h"
 
 namespace fs = std::filesystem;
 using asdfcore::CommitKind;
@@ -436,4 +437,45 @@ TEST_CASE("an interrupted commit's journal is rolled back by the next open", "[u
   CHECK(read_bytes(other) == v2);
   // Reading the file says so too, and does not read a possibly mixed file.
   CHECK_THROWS_AS(asdfcore::File::open(other.string()), Error);
+}
+
+TEST_CASE("a tree that outgrows its room moves small leading blocks, not the whole file",
+          "[update][interop]") {
+  TempDir dir;
+  const fs::path file = dir / "move.asdf";
+  fitsasdf::test::write_version0(file.string(), "move");  // no room after the tree
+  const auto before = asdfcore::File::open(file.string());
+  const auto& old_blocks = before.raw().container().blocks();
+  const std::uint64_t old_size = before.raw().container().bytes().size();
+
+  Update u = Update::open(file.string());
+  fitsasdf::test::apply_version(u, "move", 1);  // a 400-character note
+  const auto r = u.commit();
+  CHECK(r.kind == CommitKind::kInPlace);
+  CHECK(r.blocks_moved >= 1);
+  CHECK(r.blocks_moved < old_blocks.size());
+  CHECK(r.bytes_written < old_size / 4);
+  int version = -1;
+  CHECK(fitsasdf::test::check_version(file.string(), "move", version) == "");
+  CHECK(version == 1);
+  const asdfcore::File after = asdfcore::File::open(file.string());
+  CHECK(after.raw().container().block_index_valid());
+  CHECK(after.raw().container().problems().empty());
+  // The last (big) block did not move.
+  CHECK(after.raw().container().blocks()[old_blocks.size() - 1 - r.blocks_moved].offset ==
+        old_blocks.back().offset);
+
+  // A tree with a tag of an unknown namespace keeps its blocks in place: a rewrite instead.
+  Update v = Update::open(file.string());
+  auto tagged = Node::make_mapping();
+  tagged->set_tag("tag:example.org:site/thing-1.0.0");
+  tagged->set("text", Node::make_string(std::string(30000, 't')));
+  v.set("/site", tagged);
+  CHECK(v.plan().kind == CommitKind::kRewritten);
+
+  const auto report = python_reads({file.string()}).begin()->second;
+  INFO(report.dump().substr(0, 2000));
+  CHECK(!report.contains("error"));
+  CHECK(report["warnings"].empty());
+  CHECK(report["tree"]["meta"]["note"].get<std::string>().size() == 400);
 }

@@ -9,6 +9,9 @@
 //   replace    /data is values(i), in a new zlib block (the old one left unreferenced)
 //   history    history.entries holds "step 1" .. "step i"
 //   blockless  like grow, in a file without blocks (the tree runs to the end of the file)
+//   move       /meta/note is i * 400 characters, in a file written without room after its tree
+//              and a 1 MiB last block: small leading blocks are moved to make room, then
+//              (past a quarter of the file) the file is rewritten
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -19,8 +22,8 @@
 namespace fitsasdf::test {
 
 inline const std::vector<std::string>& update_kinds() {
-  static const std::vector<std::string> kinds{"small", "grow", "add", "replace", "history",
-                                              "blockless"};
+  static const std::vector<std::string> kinds{"small", "grow",      "add", "replace",
+                                              "history", "blockless", "move"};
   return kinds;
 }
 
@@ -31,8 +34,19 @@ inline std::vector<float> version_values(int i) {
   return v;
 }
 
-inline std::string version_note(int i) {
-  return std::string(static_cast<std::size_t>(i % 3) * 2500, static_cast<char>('a' + i % 26));
+/// The note of version `i` (empty but for grow, blockless and move).
+inline std::string version_note(const std::string& kind, int i) {
+  const std::size_t length = kind == "move"                         ? static_cast<std::size_t>(i) * 400
+                             : kind == "grow" || kind == "blockless" ? static_cast<std::size_t>(i % 3) * 2500
+                                                                     : 0;
+  return std::string(length, static_cast<char>('a' + i % 26));
+}
+
+/// The 1 MiB array of the move kind.
+inline std::vector<float> big_values() {
+  std::vector<float> v(262144);
+  for (std::size_t k = 0; k < v.size(); ++k) v[k] = static_cast<float>(k % 1000) - 0.5f;
+  return v;
 }
 
 /// Write version 0 of a file of `kind` at `path`.
@@ -45,7 +59,9 @@ inline void write_version0(const std::string& path, const std::string& kind) {
     tree["mask"] = asdfcore::Array::take(std::vector<std::uint8_t>(4096, 1), {64, 64});
     tree["extra"]["0"] = asdfcore::Array::take(version_values(0), {10, 100});
   }
+  if (kind == "move") tree["big"] = asdfcore::Array::take(big_values(), {512, 512});
   asdfcore::WriteOptions options;
+  if (kind == "move") options.tree_padding = 0;  // as python asdf writes by default
   options.checksum = asdfcore::format::ChecksumConvention::kDecodedData;  // what python checks
   asdfcore::write(path, tree, options);
 }
@@ -54,8 +70,8 @@ inline void write_version0(const std::string& path, const std::string& kind) {
 inline void apply_version(asdfcore::Update& update, const std::string& kind, int i) {
   namespace t = asdfcore::tree;
   update.set("/meta/counter", t::Node::make_int(i));
-  if (kind == "grow" || kind == "blockless") {
-    update.set("/meta/note", t::Node::make_string(version_note(i)));
+  if (kind == "grow" || kind == "blockless" || kind == "move") {
+    update.set("/meta/note", t::Node::make_string(version_note(kind, i)));
   } else if (kind == "add") {
     update.add_array("/extra/" + std::to_string(i), asdfcore::Array::take(version_values(i), {1000}));
   } else if (kind == "replace") {
@@ -74,10 +90,8 @@ inline std::string check_version(const std::string& path, const std::string& kin
     const int i = static_cast<int>(f.get<std::int64_t>("/meta/counter"));
     version = i;
     const std::string note = f.get<std::string>("/meta/note");
-    if ((kind == "grow" || kind == "blockless") && note != version_note(i)) {
-      return "the note is not version " + std::to_string(i) + "'s";
-    }
-    if (kind != "grow" && kind != "blockless" && !note.empty()) return "a note appeared";
+    if (note != version_note(kind, i)) return "the note is not version " + std::to_string(i) + "'s";
+    if (kind == "move" && f.array<float>("/big").to_vector() != big_values()) return "/big changed";
     if (kind == "blockless") {
       if (!f.raw().container().blocks().empty()) return "blocks appeared";
       return "";
