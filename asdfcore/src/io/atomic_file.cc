@@ -46,6 +46,13 @@ AtomicFile::AtomicFile(std::string path, bool durable) : path_(std::move(path)),
   fchmod(fd_, 0666 & ~mask);
 }
 
+AtomicFile::AtomicFile(std::string path, std::string temp_path, bool durable)
+    : path_(std::move(path)), durable_(durable) {
+  fd_ = ::open(temp_path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd_ < 0) fail(temp_path, "cannot create a temporary file", errno);
+  temp_path_ = std::move(temp_path);
+}
+
 AtomicFile::AtomicFile(AtomicFile&& other) noexcept
     : path_(std::move(other.path_)),
       temp_path_(std::move(other.temp_path_)),

@@ -40,6 +40,10 @@ void crash_point() {
   if (target > 0 && ++passed == target) ::raise(SIGKILL);
 }
 
+std::string update_temp_path(const std::string& path) {
+  return update_journal_path(path) + "-rewrite";
+}
+
 namespace {
 
 using tree::Node;
@@ -505,7 +509,11 @@ void commit_rewrite(UpdateState& s, LockedFile& f, Layout& l,
   const format::Container& c = s.file->container();
   const auto& blocks = c.blocks();
   CommitResult& r = l.result;
-  io::AtomicFile out(s.path, s.options.durable);
+  // Under a fixed name, so that one left by a rewrite killed before its rename is found and
+  // removed (we hold the lock: no other commit is using it).
+  const std::string temp = update_temp_path(s.path);
+  ::unlink(temp.c_str());
+  io::AtomicFile out(s.path, temp, s.options.durable);
   struct stat st {};
   if (::fstat(f.fd(), &st) == 0) out.set_mode(st.st_mode);  // keep the file's permissions
   out.write(c.bytes().span().first(static_cast<std::size_t>(l.tree_start)));
@@ -639,9 +647,14 @@ void UpdateState::load() {
 Recovery recover_update(const std::string& path) {
   using namespace update_detail;
   const std::string journal_path = update_journal_path(path);
-  if (::access(journal_path.c_str(), F_OK) != 0) return Recovery::kNone;
+  const std::string temp = update_temp_path(path);
+  const bool journal_there = ::access(journal_path.c_str(), F_OK) == 0;
+  if (!journal_there && ::access(temp.c_str(), F_OK) != 0) return Recovery::kNone;
   // Wait for a commit in progress (it holds the lock until its journal is gone).
   LockedFile f(path);
+  // What a rewrite killed before its rename left: never the file itself.
+  ::unlink(temp.c_str());
+  if (!journal_there) return Recovery::kNone;
   const int jfd = ::open(journal_path.c_str(), O_RDONLY | O_CLOEXEC);
   if (jfd < 0) {
     if (errno == ENOENT) return Recovery::kNone;  // that commit finished

@@ -39,6 +39,10 @@ struct UpdateState {
   tree::NodePtr plan_array(const Array& array, const std::string& compression);
 };
 
+/// Return the fixed name of the temporary file a rewrite writes beside `path`
+/// (`.NAME.fitsasdf-journal-rewrite`).
+std::string update_temp_path(const std::string& path);
+
 /// Return what committing `state` would do.
 CommitResult plan_commit(const UpdateState& state);
 /// Commit `state`: in place (with the undo journal) or by a rewrite. Throws `Error` with the

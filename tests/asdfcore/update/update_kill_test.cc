@@ -55,10 +55,13 @@ pid_t start_stress(const fs::path& file, const std::string& kind, int first, int
   return pid;
 }
 
-bool no_leftovers(const fs::path& dir, const fs::path& file) {
+/// No journal of `file` is left in `dir` (after a kill, opening the file rolled it back), and
+/// with `after_commit` no temporary file of a rewrite either (the next commit removed it).
+bool no_leftovers(const fs::path& dir, const fs::path& file, bool after_commit = false) {
   for (const auto& e : fs::directory_iterator(dir)) {
     const std::string name = e.path().filename().string();
-    if (name.find(file.filename().string() + ".fitsasdf-journal") != std::string::npos) return false;
+    if (name == "." + file.filename().string() + ".fitsasdf-journal") return false;
+    if (after_commit && name.starts_with("." + file.filename().string())) return false;
   }
   return true;
 }
@@ -101,6 +104,7 @@ TEST_CASE("a commit killed at any of its crash points leaves the old or the new 
         // A new commit succeeds after the kill.
         const auto again = stress(work, kind, version + 1, 1);
         CHECK(again.status == 0);
+        CHECK(no_leftovers(dir.path(), work, true));
         int after = -1;
         CHECK(check_version(work.string(), kind, after) == "");
         CHECK(after == version + 1);

@@ -16,6 +16,9 @@ class AtomicFile {
   /// Create the temporary file beside `path`. Throws `Error` (io) when the folder is not
   /// writable. With `durable`, `commit()` flushes the data to disk before the rename.
   explicit AtomicFile(std::string path, bool durable = true);
+  /// Create the temporary file under the name `temp_path` (in the target's folder; it must not
+  /// exist), for a writer that can find and remove its own leftovers.
+  AtomicFile(std::string path, std::string temp_path, bool durable);
   ~AtomicFile();
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
