@@ -27,7 +27,10 @@ Parsed parse(const std::string& name, const std::vector<std::string>& args, bool
   opts.add_options()("help,h", "show this help")("output,o", po::value<std::string>(),
                                                   "the file to write")(
       "standard", po::value<std::string>(), "ASDF Standard version to declare (default: input's)")(
-      "no-index", "do not write a block index")("input", po::value<std::string>(), "the input");
+      "no-index", "do not write a block index")(
+      "tree-padding", po::value<std::uint64_t>(),
+      "leave this many spare bytes after the tree, so that `fitsasdf edit` can later change it in "
+      "place (default 0: compact)")("input", po::value<std::string>(), "the input");
   const bool blocks = name != "to-yaml";  // to-yaml writes no blocks
   if (blocks) add_checksum_options(opts);
   if (compress) {
@@ -47,6 +50,7 @@ Parsed parse(const std::string& name, const std::vector<std::string>& args, bool
   p.output = vm["output"].as<std::string>();
   if (vm.count("standard")) p.options.asdf_standard = vm["standard"].as<std::string>();
   if (vm.count("no-index")) p.options.layout.block_index = false;
+  if (vm.count("tree-padding")) p.options.layout.tree_padding = vm["tree-padding"].as<std::uint64_t>();
   if (blocks) p.options.layout.checksum = read_checksum_option(vm);
   if (compress) {
     const std::string c = vm["compress"].as<std::string>();

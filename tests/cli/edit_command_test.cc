@@ -149,3 +149,22 @@ TEST_CASE("edit --recover rolls back an interrupted update", "[cli][update]") {
   CHECK(read_bytes(file) == before);
   CHECK(!fs::exists(asdfcore::update_journal_path(file.string())));
 }
+
+TEST_CASE("defragment --tree-padding gives a file room for edits in place", "[cli][update]") {
+  TempDir dir;
+  asdfcore::Tree tree;
+  tree["sci"] = asdfcore::Array::take(std::vector<float>(1000, 1.5f), {10, 100});
+  asdfcore::WriteOptions compact;
+  compact.tree_padding = 0;
+  const fs::path tight = dir / "tight.asdf";
+  asdfcore::write(tight.string(), tree, compact);
+  const fs::path roomy = dir / "roomy.asdf";
+  auto r = run_cli({"defragment", "--tree-padding", "50000", tight.string(), "-o", roomy.string()});
+  REQUIRE(r.status == 0);
+  for (const auto& [file, kind] : {std::pair{tight, "rewritten"}, std::pair{roomy, "in-place"}}) {
+    r = run_cli({"edit", file.string(), "--set", "/note=" + std::string(5000, 'n'), "--json"});
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    CHECK(nlohmann::json::parse(r.out)["kind"] == kind);
+  }
+}
