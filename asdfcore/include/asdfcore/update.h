@@ -85,7 +85,8 @@ struct CommitResult {
 /// the file has not changed on disk since `open` and refuses it if it has.
 class Update {
  public:
-  /// Open `path` for update. An interrupted earlier commit is rolled back first. Throws
+  /// Open `path` for update (a symbolic link: the file it names). An interrupted earlier
+  /// commit is rolled back first. Throws
   /// `Error` as `AsdfFile::open` does, and (unsupported) for a file that cannot be updated
   /// safely: a pre-1.0 dialect (`defragment --standard` upgrades it), a broken chain of blocks,
   /// a stale block index, bytes after the last block, or a damaged block header.
@@ -153,7 +154,7 @@ enum class Recovery {
 Recovery recover_update(const std::string& path);
 
 /// Return the path of the journal an in-place commit of `path` keeps beside it
-/// (`.NAME.fitsasdf-journal` in the same folder).
+/// (`.NAME.fitsasdf-journal` in the same folder; for a symbolic link, beside the file it names).
 std::string update_journal_path(const std::string& path);
 
 }  // namespace asdfcore

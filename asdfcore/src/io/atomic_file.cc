@@ -188,6 +188,10 @@ void AtomicFile::set_mode(unsigned mode) {
   }
 }
 
+void AtomicFile::set_owner(unsigned uid, unsigned gid) noexcept {
+  if (fd_ >= 0) (void)fchown(fd_, static_cast<uid_t>(uid), static_cast<gid_t>(gid));
+}
+
 void AtomicFile::commit() {
   if (fd_ < 0) {
     throw Error(ErrorCode::kInvalidArgument, "commit after commit", ErrorContext{.file = path_});

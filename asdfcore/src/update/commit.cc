@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <filesystem>
 #include <map>
 
 #include "asdfcore/asdf_writer.h"
@@ -515,7 +516,10 @@ void commit_rewrite(UpdateState& s, LockedFile& f, Layout& l,
   ::unlink(temp.c_str());
   io::AtomicFile out(s.path, temp, s.options.durable);
   struct stat st {};
-  if (::fstat(f.fd(), &st) == 0) out.set_mode(st.st_mode);  // keep the file's permissions
+  if (::fstat(f.fd(), &st) == 0) {  // keep the file's owner and permissions
+    out.set_owner(st.st_uid, st.st_gid);
+    out.set_mode(st.st_mode);
+  }
   out.write(c.bytes().span().first(static_cast<std::size_t>(l.tree_start)));
   out.write(bytes_of(l.tree_text));
   const bool any_blocks = !blocks.empty() || !fresh.empty();
@@ -592,6 +596,12 @@ CommitResult run_commit(UpdateState& s) {
 }
 
 void UpdateState::load() {
+  // Update the file a symbolic link names, not the link (a rewrite would replace the link).
+  std::error_code ec;
+  if (std::filesystem::is_symlink(path, ec)) {
+    const auto target = std::filesystem::canonical(path, ec);
+    if (!ec) path = target.string();
+  }
   recover_update(path);
   const ErrorContext at{.file = path};
   struct stat before {};

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <set>
 
 #include "api/write_plan.h"
@@ -224,7 +225,14 @@ CommitResult Update::commit() {
   return result;
 }
 
-std::string update_journal_path(const std::string& path) {
+std::string update_journal_path(const std::string& given) {
+  // Beside the file a symbolic link names, where an update of it keeps its journal.
+  std::string path = given;
+  std::error_code ec;
+  if (std::filesystem::is_symlink(given, ec)) {
+    const auto target = std::filesystem::canonical(given, ec);
+    if (!ec) path = target.string();
+  }
   const std::size_t slash = path.rfind('/');
   const std::string folder = slash == std::string::npos ? "" : path.substr(0, slash + 1);
   const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);

@@ -479,3 +479,26 @@ TEST_CASE("a tree that outgrows its room moves small leading blocks, not the who
   CHECK(report["warnings"].empty());
   CHECK(report["tree"]["meta"]["note"].get<std::string>().size() == 400);
 }
+
+TEST_CASE("an update through a symbolic link changes the file it names, in place or not",
+          "[update]") {
+  TempDir dir;
+  const fs::path file = dir / "real.asdf";
+  asdfcore::Tree tree;
+  tree["a"] = asdfcore::Array::take(std::vector<std::int32_t>(12, 1), {3, 4});
+  asdfcore::write(file.string(), tree);
+  const fs::path link = dir / "link.asdf";
+  fs::create_symlink(file.filename(), link);
+  for (const CommitMode mode : {CommitMode::kAuto, CommitMode::kRewrite}) {
+    asdfcore::UpdateOptions options;
+    options.mode = mode;
+    Update u = Update::open(link.string(), options);
+    u.set("/v", Node::make_int(mode == CommitMode::kAuto ? 1 : 2));
+    u.commit();
+    CHECK(fs::is_symlink(link));
+    CHECK(asdfcore::File::open(file.string()).get<std::int64_t>("/v") ==
+          (mode == CommitMode::kAuto ? 1 : 2));
+  }
+  CHECK(asdfcore::update_journal_path(link.string()) ==
+        (fs::canonical(dir.path()) / ".real.asdf.fitsasdf-journal").string());
+}

@@ -41,6 +41,9 @@ class AtomicFile {
   /// Give the file the permission bits `mode` (those of a file it replaces) instead of the
   /// usual ones under the umask.
   void set_mode(unsigned mode);
+  /// Give the file the owner `uid` and group `gid` (those of a file it replaces) where the
+  /// process may; silently keeps its own where it may not.
+  void set_owner(unsigned uid, unsigned gid) noexcept;
   /// Return the number of bytes written so far.
   std::uint64_t position() const noexcept { return position_; }
 
