@@ -28,7 +28,7 @@ from ._records import (Record, ConversionReport, VerifyReport, DiffReport, Valid
 __version__ = _fitsasdf.__version__
 
 __all__ = [
-    "convert", "verify", "diff", "validate", "batch", "open", "write", "AsdfFile",
+    "convert", "verify", "diff", "validate", "batch", "open", "write", "update", "AsdfFile",
     "Error", "IoError", "NotAsdfError", "NotFitsError", "UnsupportedVersionError",
     "MalformedError", "TruncatedError", "CompressionError", "ChecksumError", "LimitError",
     "InvalidArgumentError", "NotFoundError", "WrongTypeError", "CancelledError", "SchemaError",
@@ -274,6 +274,36 @@ def validate(path, *, schema_path=(), schemas=True, blocks=True, max_findings=10
     text = _fitsasdf.validate(path, schema_path=[str(p) for p in schema_path], schemas=schemas,
                               blocks=blocks, max_findings=max_findings, max_memory=max_memory)
     return ValidationReport.from_json(text)
+
+
+def update(path, *, set=None, delete=(), history=None, arrays=None, replace=None, mode="auto",
+           validate=False, durable=True, checksum="stored", dry_run=False):
+    """Change the ASDF file `path` where it is, as `fitsasdf edit` does, and return what was
+    done: a dict with `kind` ("nothing", "in-place" or "rewritten"), `reason`, `old_size`,
+    `new_size`, `tree_room`, `old_tree_size`, `new_tree_size`, `bytes_written`,
+    `blocks_added`, `blocks_moved`, `blocks_unreferenced` and `dry_run`.
+
+        delete: JSON Pointers of keys or items to remove (first).
+        set: {pointer: value}: values as `write` takes them, numpy arrays aside; a missing last
+            key is added, "-" appends to a list.
+        arrays: {pointer: numpy array}: new arrays, each in a new block.
+        replace: {pointer: numpy array}: new values for existing arrays, of the same dtype
+            (byte order aside) and shape, in a new block compressed as the old one was.
+        history: a description appended to history.entries, with the time and fitsasdf.
+        mode: "auto" (in place when the tree fits, else an atomic rewrite), "in-place"
+            (raise UnsupportedError instead of rewriting) or "rewrite".
+        validate: check the new tree against its schemas first (SchemaError, nothing written).
+        durable: fsync at each step; checksum: what new blocks' MD5 covers (see `convert`).
+        dry_run: report what would be done, change nothing.
+    An in-place update keeps an undo journal beside the file until it is complete, so an
+    interrupted one is rolled back by the next open. Raises `ConflictError` when the file
+    changed on disk meanwhile, `UnsupportedError` for a file that cannot be updated safely
+    (pre-1.0 dialects, damaged layouts, FITS files), `NotFoundError` for a missing pointer; the
+    file is left as it was.
+    """
+    return _fitsasdf.update(path, set=set, delete=list(delete), history=history, arrays=arrays,
+                            replace=replace, mode=mode, validate=validate, durable=durable,
+                            checksum=checksum, dry_run=dry_run)
 
 
 def write(path, tree, *, standard="1.5.0", compress=None, compression_level=-1,

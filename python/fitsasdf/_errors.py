@@ -102,12 +102,12 @@ class CancelledError(Error):
     code = "cancelled"
 
 
-class ConflictError(Error):
+class ConflictError(Error, ValueError):
     """The file changed on disk since it was opened for update."""
     code = "conflict"
 
 
-class UnsupportedError(Error):
+class UnsupportedError(Error, ValueError):
     """The file is sound, but the operation cannot be done on it safely."""
     code = "unsupported"
 

@@ -15,6 +15,8 @@ void bind_convert(py::module_& m);
 void bind_read(py::module_& m);
 /// Add `write` (a tree of Python objects and numpy arrays to an ASDF file).
 void bind_write(py::module_& m);
+/// Add `update` (an ASDF file changed where it is).
+void bind_update(py::module_& m);
 /// Add `batch`.
 void bind_batch(py::module_& m);
 

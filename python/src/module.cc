@@ -13,5 +13,6 @@ PYBIND11_MODULE(_fitsasdf, m) {
   bind_convert(m);
   bind_read(m);
   bind_write(m);
+  bind_update(m);
   bind_batch(m);
 }
