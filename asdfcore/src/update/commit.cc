@@ -54,6 +54,15 @@ using tree::NodePtr;
   throw Error(ErrorCode::kIo, what + ": " + std::strerror(err), ErrorContext{.file = path});
 }
 
+/// fsync the folder of `path` where it can: after a commit point (or a rollback) a failure
+/// there changes nothing about which version the file is.
+void sync_folder_quietly(const std::string& path) noexcept {
+  try {
+    sync_folder_of(path);
+  } catch (...) {
+  }
+}
+
 FileIdentity identity_of(const struct stat& st) {
   return FileIdentity{.device = static_cast<std::uint64_t>(st.st_dev),
                       .inode = static_cast<std::uint64_t>(st.st_ino),
@@ -501,7 +510,10 @@ void commit_in_place(UpdateState& s, LockedFile& f, Layout& l,
   // The commit point: with the journal gone, the new file is the file.
   if (::unlink(journal_path.c_str()) != 0) io_fail(journal_path, "cannot remove the update journal", errno);
   crash_point();
-  if (durable) sync_folder_of(s.path);
+  // Past the commit point nothing may fail the commit: if the removal is not made durable, a
+  // crash of the machine brings the journal back, and the next open rolls back to the old file,
+  // still a whole version.
+  if (durable) sync_folder_quietly(s.path);
   r.new_size = new_size;
 }
 
@@ -688,7 +700,7 @@ Recovery recover_update(const std::string& path) {
   if (!journal) {
     // Cut short while it was written: the file itself was not touched yet.
     if (::unlink(journal_path.c_str()) != 0) io_fail(journal_path, "cannot remove the update journal", errno);
-    sync_folder_of(path);
+    sync_folder_quietly(path);
     return Recovery::kDiscarded;
   }
   const FileIdentity id = f.identity();
@@ -703,7 +715,7 @@ Recovery recover_update(const std::string& path) {
   f.truncate(journal->old_size);
   f.sync();
   if (::unlink(journal_path.c_str()) != 0) io_fail(journal_path, "cannot remove the update journal", errno);
-  sync_folder_of(path);
+  sync_folder_quietly(path);
   return Recovery::kRolledBack;
 }
 
