@@ -167,9 +167,13 @@ NodePtr update_detail::UpdateState::plan_array(const Array& array, const std::st
 }
 
 void Update::add_array(std::string_view pointer, const Array& array) {
-  // Check the place first, so that a bad pointer adds no block.
-  (void)parent_of(state_->root, pointer, state_->path);
-  set(pointer, state_->plan_array(array, ""));
+  NodePtr node = state_->plan_array(array, "");
+  try {
+    set(pointer, std::move(node));
+  } catch (...) {
+    state_->added.pop_back();  // a bad place adds no block
+    throw;
+  }
 }
 
 void Update::replace_array(std::string_view pointer, const Array& values) {

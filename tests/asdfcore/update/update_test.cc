@@ -279,7 +279,9 @@ TEST_CASE("replace_array refuses another dtype or shape", "[update]") {
   CHECK(code_of([&] { u.set("/no/such/place", Node::make_int(1)); }) == ErrorCode::kNotFound);
   CHECK(code_of([&] { u.remove("/nothing"); }) == ErrorCode::kNotFound);
   CHECK(code_of([&] { u.remove(""); }) == ErrorCode::kInvalidArgument);
-  CHECK(u.commit().kind == CommitKind::kNothing);
+  CHECK(code_of([&] { u.add_array("/no/such", asdfcore::Array::take(std::vector<float>(1), {1})); }) ==
+        ErrorCode::kNotFound);
+  CHECK(u.commit().kind == CommitKind::kNothing);  // nothing was added by the refused calls
 }
 
 TEST_CASE("a file changed on disk since it was opened is refused at commit", "[update]") {
