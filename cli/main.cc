@@ -1,6 +1,7 @@
 // fitsasdf: the command-line entry point. Parses the subcommand, runs it, and turns every
 // error into one line on stderr and a documented exit status (see exit_codes.h).
 #include <boost/program_options.hpp>
+#include <algorithm>
 #include <exception>
 #include <iostream>
 #include <string>
@@ -47,8 +48,14 @@ void print_help(std::ostream& out) {
          "       fitsasdf --version | --help\n\n"
          "Convert astronomical data between FITS and ASDF, and inspect ASDF files.\n\n"
          "Commands:\n";
-  for (const auto& c : kCommands) out << "  " << c.name << "  " << c.summary << "\n";
-  out << "\nRun `fitsasdf <command> --help` for a command's options.\n"
+  std::size_t width = 0;
+  for (const auto& c : kCommands) width = std::max(width, std::string_view(c.name).size());
+  for (const auto& c : kCommands) {
+    out << "  " << c.name << std::string(width - std::string_view(c.name).size() + 2, ' ')
+        << c.summary << "\n";
+  }
+  out << "\nRun `fitsasdf <command> --help` (or `fitsasdf help <command>`) for a command's "
+         "options.\n"
          "Exit status: 0 ok, 1 differences or failed files, 2 invalid input, 3 I/O error,\n"
          "4 usage error, 5 internal error, 130 batch interrupted (run it again to resume).\n";
 }
@@ -67,6 +74,14 @@ int main(int argc, char** argv) {
     if (first == "--version" || first == "-V") {
       std::cout << "fitsasdf " << asdfcore::kVersion << "\n";
       return kExitOk;
+    }
+    if (first == "help" && args.size() == 2) {
+      // `fitsasdf help COMMAND` is `fitsasdf COMMAND --help`.
+      for (const auto& c : kCommands) {
+        if (args[1] == c.name) return c.run({"--help"});
+      }
+      std::cerr << "fitsasdf: unknown command '" << args[1] << "' (see fitsasdf --help)\n";
+      return kExitUsage;
     }
     if (first == "--help" || first == "-h" || first == "help") {
       print_help(std::cout);

@@ -25,6 +25,15 @@ TEST_CASE("version, help and usage errors", "[cli]") {
   CHECK(run_cli({"frobnicate"}).status == 4);
   CHECK(run_cli({"info", "--no-such-option", "x"}).status == 4);
   CHECK(run_cli({"info"}).status == 4);
+  // `help COMMAND` is `COMMAND --help`; the command list is aligned.
+  const auto help_edit = run_cli({"help", "edit"});
+  CHECK(help_edit.status == 0);
+  CHECK(help_edit.out == run_cli({"edit", "--help"}).out);
+  CHECK(help_edit.out.find("--dry-run") != std::string::npos);
+  CHECK(run_cli({"help", "frobnicate"}).status == 4);
+  r = run_cli({"--help"});
+  CHECK(r.out.find("\n  edit        change") != std::string::npos);
+  CHECK(r.out.find("\n  defragment  rewrite") != std::string::npos);
 }
 
 TEST_CASE("info prints the block list of the bundled sample", "[cli]") {
