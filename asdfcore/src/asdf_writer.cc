@@ -155,28 +155,35 @@ void add_history_entry(const NodePtr& root, const std::string& description,
   entry->set("description", Node::make_string(description));
   entry->set("time", Node::make_timestamp(time));
   entry->set("software", software("fitsasdf", kVersion, true));
+  // A missing (or null) history or list is made; one of another kind is the tree's own data,
+  // never replaced.
   NodePtr history = root->get("history");
-  if (root->tag() == core_tag("asdf-1.0.0")) {
-    // core/asdf-1.0.0: `history` is the list of entries itself.
-    if (!history || !history->is_sequence()) {
-      history = Node::make_sequence();
-      root->set("history", history);
-    }
+  const bool list_form = root->tag() == core_tag("asdf-1.0.0");  // `history` is the list itself
+  if (!history || history->is_null()) {
+    history = list_form ? Node::make_sequence() : Node::make_mapping();
+    root->set("history", history);
+  }
+  if (history->is_sequence()) {  // also allowed by core/asdf-1.1.0
     history->push_back(entry);
     return;
   }
-  if (history && history->is_sequence()) {
-    history->push_back(entry);  // the list form core/asdf-1.1.0 also allows
-    return;
-  }
-  if (!history || !history->is_mapping()) {
-    history = Node::make_mapping();
-    root->set("history", history);
+  if (list_form || !history->is_mapping()) {
+    throw Error(ErrorCode::kInvalidArgument,
+                std::string("the tree's history is ") + tree::describe_for_error(*history) +
+                    ", not a list" + (list_form ? "" : " or a mapping") +
+                    ": no history entry can be added",
+                ErrorContext{.tree_path = "/history"});
   }
   NodePtr entries = history->get("entries");
-  if (!entries || !entries->is_sequence()) {
+  if (!entries || entries->is_null()) {
     entries = Node::make_sequence();
     history->set("entries", entries);
+  }
+  if (!entries->is_sequence()) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "the tree's history/entries is " + tree::describe_for_error(*entries) +
+                    ", not a list: no history entry can be added",
+                ErrorContext{.tree_path = "/history/entries"});
   }
   entries->push_back(entry);
 }

@@ -47,7 +47,9 @@ std::string render_tree(const tree::NodePtr& root, const AsdfWriteOptions& optio
 /// Append a `core/history_entry-1.0.0` (`description`, `time`, this library as `software`)
 /// to the history of `root`, as python asdf's `add_history_entry` does: `history.entries`,
 /// or the `history` list itself where the root is `core/asdf-1.0.0` or the list form is used.
-/// `time` is a YAML timestamp ("2026-11-27T13:45:01.250000Z").
+/// `time` is a YAML timestamp ("2026-11-27T13:45:01.250000Z"). A missing or null history (or
+/// `entries`) is made; throws `Error` (invalid-argument) when it is of another kind, which is
+/// left as it is.
 void add_history_entry(const tree::NodePtr& root, const std::string& description,
                        const std::string& time);
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "asdfcore/asdf_writer.h"
 #include "asdfcore/value.h"
 #include "asdfcore/version.h"
 #include "c/c_state.h"
@@ -321,43 +322,12 @@ void asdf_meta_destroy(asdf_meta_t* meta) {
 int asdf_history_entry_add(asdf_file_t* file, const char* description) {
   if (!file || !description) return -1;
   return capi::guarded(file, -1, [&] {
-    NodePtr entry = Node::make_mapping();
-    entry->set_tag("tag:stsci.edu:asdf/core/history_entry-1.0.0");
-    entry->set("description", Node::make_string(description));
     const std::time_t now = std::time(nullptr);
     std::tm utc{};
     gmtime_r(&now, &utc);
     char when[32];
     std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &utc);
-    entry->set("time", Node::make_timestamp(when));
-    NodePtr software = Node::make_mapping();
-    software->set_tag("tag:stsci.edu:asdf/core/software-1.0.0");
-    software->set("name", Node::make_string("fitsasdf"));
-    software->set("version", Node::make_string(asdfcore::kVersion));
-    entry->set("software", software);
-    NodePtr history = file->root->get("history");
-    if (!history || history->is_null()) {
-      history = Node::make_mapping();
-      file->root->set("history", history);
-    }
-    if (history->is_sequence()) {
-      history->push_back(entry);
-      return 0;
-    }
-    if (!history->is_mapping()) {
-      throw asdfcore::Error(asdfcore::ErrorCode::kInvalidArgument,
-                            "the tree's history is neither a list nor a mapping");
-    }
-    NodePtr list = history->get("entries");
-    if (!list || list->is_null()) {
-      list = Node::make_sequence();
-      history->set("entries", list);
-    }
-    if (!list->is_sequence()) {
-      throw asdfcore::Error(asdfcore::ErrorCode::kInvalidArgument,
-                            "the tree's history/entries is not a list");
-    }
-    list->push_back(entry);
+    asdfcore::add_history_entry(file->root, description, when);
     return 0;
   });
 }
