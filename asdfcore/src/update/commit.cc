@@ -393,6 +393,7 @@ void commit_in_place(UpdateState& s, LockedFile& f, Layout& l,
 
   std::vector<Piece> pieces;  // in the order they are written
   std::deque<std::vector<std::uint8_t>> owned;  // a deque: pieces point into its elements
+  std::deque<io::Buffer> mapped;                 // moved blocks' stored bytes, kept mapped
   // New blocks first (after the last block, over the old block index), then their index:
   // bytes the old tree never reads.
   std::uint64_t new_size = blocks.empty() ? new_tree_end : r.old_size;
@@ -418,10 +419,11 @@ void commit_in_place(UpdateState& s, LockedFile& f, Layout& l,
       offsets.push_back(at);
       pieces.push_back({at, owned.back()});
       at += encoded.size();
-      const io::Buffer stored = c.stored_data(i);
-      owned.emplace_back(stored.span().begin(), stored.span().end());
-      pieces.push_back({at, owned.back()});
-      at += stored.size();
+      // Straight from the mapping: these pieces are written before the tree's, which is the
+      // one that overwrites the moved blocks' old place.
+      mapped.push_back(c.stored_data(i));
+      pieces.push_back({at, mapped.back().span()});
+      at += mapped.back().size();
     }
     for (const EncodedBlock& b : fresh) {
       offsets.push_back(at);

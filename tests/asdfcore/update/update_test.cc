@@ -11,6 +11,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "asdfcore/asdf_writer.h"
 #include "asdfcore/asdfcore.h"
 #include "asdfcore/error.h"
 #include "asdfcore/rewrite.h"
@@ -282,6 +283,19 @@ TEST_CASE("replace_array refuses another dtype or shape", "[update]") {
   CHECK(code_of([&] { u.add_array("/no/such", asdfcore::Array::take(std::vector<float>(1), {1})); }) ==
         ErrorCode::kNotFound);
   CHECK(u.commit().kind == CommitKind::kNothing);  // nothing was added by the refused calls
+}
+
+TEST_CASE("a history entry is never added over a history of another kind", "[update]") {
+  for (const char* text : {"{history: free text}", "{history: {entries: 3}}"}) {
+    INFO(text);
+    const auto root = yaml(text);
+    const auto before = asdfcore::tree::deep_copy(root);
+    CHECK_THROWS_AS(asdfcore::add_history_entry(root, "x", "2026-11-27T00:00:00"), Error);
+    CHECK(asdfcore::tree::deep_equal(*root, *before));
+  }
+  const auto missing = yaml("{a: 1, history: null}");
+  asdfcore::add_history_entry(missing, "x", "2026-11-27T00:00:00");
+  CHECK(missing->get("history")->get("entries")->size() == 1);
 }
 
 TEST_CASE("a file changed on disk since it was opened is refused at commit", "[update]") {
