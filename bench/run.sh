@@ -31,15 +31,7 @@ while [ $# -gt 0 ]; do
 done
 command_line="bash bench/run.sh${original:+ $original}"
 
-bash "$root/scripts/install-deps.sh"
-# GNU time reports the peak RSS; it is not (yet) in scripts/install-deps.sh.
-if [ ! -x /usr/bin/time ]; then
-  echo "bench/run.sh: installing the Debian package 'time' (add it to scripts/install-deps.sh)"
-  sudo_cmd=()
-  [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq \
-    --no-install-recommends time
-fi
+bash "$root/scripts/install-deps.sh" test
 
 # The bench's reader (bench/read_arrays.cc) is always built here; fitsasdf too unless given.
 generator=()

@@ -11,6 +11,8 @@
 #   FITSASDF_FRESH_ROOT_CPUS   run the test on these CPUs only (taskset list, e.g. 0 for one
 #                core: nproc, and so every build's -j, follows); default: all
 #   FITSASDF_FRESH_ROOT_STAGE  "deps" to stop after install-deps.sh (measure the set-up only)
+#   FITSASDF_FRESH_ROOT_COMMAND  "sample" to run README command (1) (scripts/run-sample.sh)
+#                instead of (2): what a first-time user installs and waits for
 #   CI, FITSASDF_REQUIRE_LAYERS  passed into the root (CI=true: every test layer required)
 #   FITSASDF_FRESH_ROOT_CCACHE a ccache folder of this machine to compile through (bind-mounted;
 #                ccache installed in the root): a quicker re-run, not a fresh user's timing
@@ -104,8 +106,17 @@ if [ -n "${FITSASDF_FRESH_ROOT_CCACHE:-}" ]; then
     CMAKE_C_COMPILER_LAUNCHER=ccache)
 fi
 
+if [ "${FITSASDF_FRESH_ROOT_COMMAND:-test}" = sample ]; then
+  start=$SECONDS
+  status=0
+  in_root bash -c 'cd /work/fitsasdf && bash scripts/run-sample.sh' || status=$?
+  echo "fresh-root-test.sh: README command (1) exited $status after $((SECONDS - start)) s;" \
+    "$(in_root dpkg-query -W -f='${db:Status-Abbrev}\n' | grep -c '^ii') packages in the root"
+  exit $status
+fi
+
 start=$SECONDS
-in_root bash /work/fitsasdf/scripts/install-deps.sh
+in_root bash /work/fitsasdf/scripts/install-deps.sh test
 echo "fresh-root-test.sh: install-deps.sh in $((SECONDS - start)) s"
 # No Qt or Poco on the build machine (issue 22: valijson's Debian package would bring both).
 heavy=$(in_root dpkg-query -W -f='${db:Status-Abbrev}${Package}\n' | grep -E '^ii +(libqt5|qt5|libpoco)' || true)

@@ -11,11 +11,13 @@
 # could not, and why (scripts/test-layers.sh: a real full disk, a non-root user, ...).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-bash "$root/scripts/install-deps.sh"
+bash "$root/scripts/install-deps.sh" test
 
 # Stage 1: the normal build and the whole suite.
 start=$SECONDS
-bash "$root/scripts/build.sh"
+# Everything (a build folder left by README command (1) has these turned off).
+bash "$root/scripts/build.sh" -DFITSASDF_BUILD_TESTS=ON -DFITSASDF_BUILD_PYTHON=ON \
+  -DFITSASDF_BUILD_SAMPLES=ON
 build=${FITSASDF_BUILD_DIR:-$root/build}
 layer_builds=("$build")
 trap 'bash "$root/scripts/test-layers.sh" "${layer_builds[@]}"' EXIT
