@@ -10,7 +10,8 @@ namespace fitsasdf::cli {
 
 /// Parse `args` against `opts`, the first `count` positional arguments (-1: all of them) going
 /// to `positional`. Return false when --help was asked for (the options have then been
-/// printed).
+/// printed, after "Usage: " and the caption, whose first line is the synopsis help2man puts
+/// in the man page).
 inline bool parse_command_line(const std::vector<std::string>& args,
                                const boost::program_options::options_description& opts,
                                const char* positional, boost::program_options::variables_map& vm,
@@ -21,7 +22,7 @@ inline bool parse_command_line(const std::vector<std::string>& args,
   po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
   po::notify(vm);
   if (vm.count("help")) {
-    std::cout << opts;
+    std::cout << "Usage: " << opts;
     return false;
   }
   return true;

@@ -1,8 +1,6 @@
 // `fitsasdf convert IN [-o OUT]`: FITS to ASDF, or ASDF to FITS when IN is an ASDF file (the
 // direction comes from the input's content, not its name).
 #include <boost/program_options.hpp>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "command_line.h"
@@ -17,18 +15,6 @@ namespace po = boost::program_options;
 
 namespace fitsasdf::cli {
 namespace {
-
-/// IN with .asdf replaced by .fits; refused when that file exists (it is likely the FITS file
-/// the ASDF file was made from): ask for -o instead of overwriting it.
-std::string default_fits_output(const std::string& input) {
-  const std::string out = default_fits_name(input);
-  if (std::filesystem::exists(out)) {
-    throw po::error("the default output " + out +
-                    " exists (perhaps the FITS file this ASDF file came from); give -o to choose "
-                    "where to write");
-  }
-  return out;
-}
 
 void print_report(const ConversionReport& report, const po::variables_map& vm) {
   if (vm.count("json")) {
@@ -50,9 +36,10 @@ void print_report(const ConversionReport& report, const po::variables_map& vm) {
 /// ASDF to FITS: only the options that apply to a FITS output are accepted.
 int run_to_fits(const std::string& input, const po::variables_map& vm) {
   refuse_fits_only_options(vm);
-  const AsdfToFitsOptions options = asdf_to_fits_options(vm);
+  AsdfToFitsOptions options = asdf_to_fits_options(vm);
+  options.overwrite = vm.count("overwrite") > 0;
   const std::string output =
-      vm.count("output") ? vm["output"].as<std::string>() : default_fits_output(input);
+      vm.count("output") ? vm["output"].as<std::string>() : default_fits_name(input);
   print_report(convert_asdf_to_fits(input, output, options), vm);
   return kExitOk;
 }
@@ -65,7 +52,9 @@ int run_convert(const std::vector<std::string>& args) {
       "FITS IN is written to ASDF; ASDF IN (one with a fits list) is written back to FITS");
   opts.add_options()("help,h", "show this help")(
       "output,o", po::value<std::string>(),
-      "the file to write (default: IN with .asdf, or with .fits for ASDF input)")(
+      "the file to write (default: IN with .asdf, or with .fits for ASDF input); an existing "
+      "file is refused (exit status 3) unless --overwrite is given")(
+      "overwrite", "replace OUT if it exists (astropy's writeto(overwrite=True))")(
       "json", "print the conversion report as JSON")("quiet,q", "print nothing on success")(
       "input", po::value<std::string>(), "the FITS or ASDF file");
   add_conversion_options(opts);
@@ -78,7 +67,8 @@ int run_convert(const std::vector<std::string>& args) {
       throw po::error(std::string("--") + asdf_only + " applies to ASDF input (written to FITS)");
     }
   }
-  const ConvertOptions options = fits_to_asdf_options(vm);
+  ConvertOptions options = fits_to_asdf_options(vm);
+  options.overwrite = vm.count("overwrite") > 0;
   const std::string input = vm["input"].as<std::string>();
   const std::string output =
       vm.count("output") ? vm["output"].as<std::string>() : default_asdf_name(input);

@@ -16,7 +16,8 @@ inline constexpr int kExitInterrupted = 130;
 /// Return the exit status for an error of category `code`.
 inline int exit_code_for(asdfcore::ErrorCode code) {
   switch (code) {
-    case asdfcore::ErrorCode::kIo: return kExitIo;
+    case asdfcore::ErrorCode::kIo:
+    case asdfcore::ErrorCode::kExists: return kExitIo;
     case asdfcore::ErrorCode::kInvalidArgument: return kExitUsage;
     case asdfcore::ErrorCode::kCancelled: return kExitInterrupted;
     default: return kExitBadInput;

@@ -25,17 +25,6 @@ if [ "$(id -u)" -ne 0 ]; then
   echo "fresh-root-test.sh: run as root (debootstrap and chroot need it)" >&2
   exit 4
 fi
-command -v debootstrap >/dev/null || apt-get install -y --no-install-recommends debootstrap
-
-# This machine's mirror (deb822 or one-line sources), else Debian's.
-mirror=$(grep -h -m1 -E '^URIs: .*/debian/?$' /etc/apt/sources.list.d/*.sources 2>/dev/null |
-  awk '{print $2}' || true)
-if [ -z "$mirror" ]; then
-  mirror=$(grep -h -m1 -E '^deb .*/debian/? bookworm' /etc/apt/sources.list 2>/dev/null |
-    awk '{print $2}' || true)
-fi
-mirror=${mirror:-http://deb.debian.org/debian}
-
 mounted=()
 cleanup() {
   local i
@@ -49,17 +38,7 @@ bind() {  # bind() SRC DEST: mount SRC on DEST inside the root, undone at exit
 }
 
 start=$SECONDS
-if [ ! -x "$target/usr/bin/apt-get" ]; then
-  echo "fresh-root-test.sh: debootstrap --variant=minbase bookworm $target $mirror"
-  debootstrap --variant=minbase bookworm "$target" "$mirror"
-  # The security and updates suites, as on an installed machine.
-  security=${mirror%/debian}/debian-security
-  cat >"$target/etc/apt/sources.list" <<EOF
-deb $mirror bookworm main
-deb $mirror bookworm-updates main
-deb $security bookworm-security main
-EOF
-fi
+bash "$root_src/scripts/make-debian-root.sh" "$target"
 echo "fresh-root-test.sh: root ready in $((SECONDS - start)) s"
 
 # The checkout as a fresh clone would have it (committed files only, no build folders), and the

@@ -7,7 +7,7 @@
 #                           stages, the Python module, the API reference, the Debian package and
 #                           the benchmarks need: the reference tools (python3-asdf, astropy,
 #                           fitsverify, ...), clang's fuzzing runtime, Catch2, pybind11, doxygen,
-#                           debootstrap, lintian (README command (2))
+#                           help2man, lintian, debootstrap (README command (2))
 #   install-deps.sh --list PURPOSE   print the packages of PURPOSE, one per line, and exit
 # Idempotent: packages already present are left alone and apt is not touched at all when
 # nothing is missing. Works as root or through sudo. Prints what it installed and how long it
@@ -39,6 +39,9 @@ test_packages=(
   python3-dev pybind11-dev python3-pybind11 python3-pytest
   # the API reference and its test (scripts/docs.sh, docs:api-reference)
   doxygen
+  # the Debian package (scripts/package-deb.sh, install:deb): man pages from --help, lintian,
+  # a fresh root to install it on, man to read the pages there and here
+  help2man lintian debootstrap man-db
   # cfitsio.pc names -lcurl for static linking: `pkg-config --static --libs fitsasdf` needs it
   # (install:pkg-config-static); the curl flavour libcfitsio10 itself uses
   libcurl4-gnutls-dev

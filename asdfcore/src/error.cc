@@ -22,6 +22,7 @@ std::string_view error_code_name(ErrorCode code) noexcept {
     case ErrorCode::kSchema: return "schema";
     case ErrorCode::kConflict: return "conflict";
     case ErrorCode::kUnsupported: return "unsupported";
+    case ErrorCode::kExists: return "exists";
   }
   return "unknown";
 }

@@ -1,6 +1,7 @@
 // FITS -> ASDF: read the HDUs through CFITSIO, convert each with the first HDU converter that
 // accepts it, and write the tree (the `fits` list and the native view) with every block once.
 #include "fitsasdf/convert.h"
+#include "fitsasdf/output_names.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -123,6 +124,7 @@ std::string native_key(const std::vector<Card>& cards, int index, std::set<std::
 
 ConversionReport convert_fits_to_asdf(const std::string& input, const std::string& output,
                                       const ConvertOptions& options) {
+  if (!options.overwrite) refuse_existing_output(output);
   progress::Meter meter(options.control, input);
   const fits::FitsFile file = fits::FitsFile::open(input, options.limits.max_memory);
   const auto& bytes = file.bytes();
@@ -275,6 +277,7 @@ ConversionReport convert_fits_to_asdf(const std::string& input, const std::strin
   asdfcore::AsdfWriteOptions write;
   write.asdf_standard = options.asdf_standard;
   write.layout.durable = options.durable;
+  write.layout.replace = options.overwrite;
   write.layout.threads = options.threads;
   write.layout.checksum = options.checksum;
   const auto blocks = sink.blocks(options.compression, options.compression_level);

@@ -20,7 +20,8 @@ from . import _fitsasdf
 from ._errors import (Error, IoError, NotAsdfError, NotFitsError, UnsupportedVersionError,
                       MalformedError, TruncatedError, CompressionError, ChecksumError,
                       LimitError, InvalidArgumentError, NotFoundError, WrongTypeError,
-                      CancelledError, SchemaError, ConflictError, UnsupportedError)
+                      CancelledError, SchemaError, ConflictError, UnsupportedError,
+                      ExistsError)
 from ._records import (Record, ConversionReport, VerifyReport, DiffReport, ValidationReport,
                        BatchReport,
                        Progress, Tagged, TaggedDict, TaggedList, TaggedString, TaggedScalar)
@@ -32,7 +33,7 @@ __all__ = [
     "Error", "IoError", "NotAsdfError", "NotFitsError", "UnsupportedVersionError",
     "MalformedError", "TruncatedError", "CompressionError", "ChecksumError", "LimitError",
     "InvalidArgumentError", "NotFoundError", "WrongTypeError", "CancelledError", "SchemaError",
-    "ConflictError", "UnsupportedError",
+    "ConflictError", "UnsupportedError", "ExistsError",
     "Record", "ConversionReport", "VerifyReport", "DiffReport", "ValidationReport",
     "BatchReport", "Progress",
     "Tagged", "TaggedDict", "TaggedList", "TaggedString", "TaggedScalar",
@@ -43,8 +44,9 @@ _DEFAULT_MAX_MEMORY = 8 << 30
 
 def convert(input, output=None, *, compress=None, compression_level=-1, scaling="raw",
             checksum="stored", fits_tag="auto", native_byte_order=False, asdf_standard="1.5.0",
-            native_view=True, fits_list=False, threads=0, durable=True, add_checksums=False,
-            verify_checksums=True, max_memory=_DEFAULT_MAX_MEMORY, progress=None):
+            native_view=True, fits_list=False, threads=0, durable=True, overwrite=True,
+            add_checksums=False, verify_checksums=True, max_memory=_DEFAULT_MAX_MEMORY,
+            progress=None):
     """Convert `input` (a FITS file, plain or .gz/.bz2/.Z, or an ASDF file: told by content) to
     `output`, which appears only when complete, and return a `ConversionReport`.
 
@@ -72,6 +74,8 @@ def convert(input, output=None, *, compress=None, compression_level=-1, scaling=
         verify_checksums: check each block's MD5 while reading it.
     Both:
         durable: fsync the output before it is renamed into place.
+        overwrite: replace an existing `output`; False raises `ExistsError` instead (checked
+            before converting and again, atomically, when the output is renamed into place).
         max_memory: the largest buffer the input may make this allocate (bytes).
         progress: a callable taking a `Progress`, called at each HDU and about every 4 MiB
             (from a worker thread, with the GIL held); an exception it raises stops the call
@@ -83,8 +87,8 @@ def convert(input, output=None, *, compress=None, compression_level=-1, scaling=
         scaling=scaling, checksum=checksum, fits_tag=fits_tag,
         native_byte_order=native_byte_order, asdf_standard=asdf_standard,
         native_view=native_view, fits_list=fits_list, threads=threads, durable=durable,
-        add_checksums=add_checksums, verify_checksums=verify_checksums, max_memory=max_memory,
-        progress=progress)
+        overwrite=overwrite, add_checksums=add_checksums, verify_checksums=verify_checksums,
+        max_memory=max_memory, progress=progress)
     report = ConversionReport.from_json(text).to_dict()
     report["direction"] = direction
     return ConversionReport(report)

@@ -112,8 +112,13 @@ class UnsupportedError(Error, ValueError):
     code = "unsupported"
 
 
+class ExistsError(Error, FileExistsError):
+    """The output exists and the call asked not to replace it (``overwrite=False``)."""
+    code = "exists"
+
+
 ERROR_CLASSES = {cls.code: cls for cls in (
     IoError, NotAsdfError, NotFitsError, UnsupportedVersionError, MalformedError,
     TruncatedError, CompressionError, ChecksumError, LimitError, InvalidArgumentError,
     NotFoundError, WrongTypeError, CancelledError, SchemaError, ConflictError,
-    UnsupportedError)}
+    UnsupportedError, ExistsError)}

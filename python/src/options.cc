@@ -75,6 +75,7 @@ ConvertOptions to_asdf_options(Kwargs& kw) {
   o.embedded_tree = !kw.get<bool>("fits_list", false);
   o.threads = kw.get<unsigned>("threads", 0);
   o.durable = kw.get<bool>("durable", true);
+  o.overwrite = kw.get<bool>("overwrite", true);
   o.limits = limits(kw);
   return o;
 }
@@ -82,6 +83,7 @@ ConvertOptions to_asdf_options(Kwargs& kw) {
 AsdfToFitsOptions to_fits_options(Kwargs& kw) {
   AsdfToFitsOptions o;
   o.durable = kw.get<bool>("durable", true);
+  o.overwrite = kw.get<bool>("overwrite", true);
   o.add_checksums = kw.get<bool>("add_checksums", false);
   o.verify_checksums = kw.get<bool>("verify_checksums", true);
   o.limits = limits(kw);

@@ -302,7 +302,7 @@ TEST_CASE("a failed conversion leaves an existing output as it was", "[cli][conv
   TempDir dir;
   write_file(dir / "cut.fits", image_fits(3000).substr(0, 5000));
   write_file(dir / "cut.asdf", "an earlier result\n");
-  const RunResult r = run_cli({"convert", (dir / "cut.fits").string()});
+  const RunResult r = run_cli({"convert", (dir / "cut.fits").string(), "--overwrite"});
   CHECK(r.status == 2);
   CHECK(read_file(dir / "cut.asdf") == "an earlier result\n");
   CHECK(listing(dir.path()) == std::set<std::string>{"cut.fits", "cut.asdf"});
@@ -332,12 +332,45 @@ TEST_CASE("convert names the output after the input", "[cli][convert]") {
   }
   CHECK(listing(dir.path()) == want);  // no temporary file left
 
-  // -o wins over the default, and an existing output is replaced.
+  // -o wins over the default; an existing output is refused (exit 3, one line naming it and
+  // --overwrite, nothing written) unless --overwrite is given, as astropy's writeto does. A
+  // symbolic link, even one to nothing, counts as an existing output.
   write_file(dir / "chosen.asdf", "old");
-  const RunResult r =
-      run_cli({"convert", (dir / "a.fits").string(), "-o", (dir / "chosen.asdf").string(), "-q"});
+  fs::create_symlink(dir / "nowhere", dir / "dangling.asdf");
+  for (const char* existing : {"chosen.asdf", "dangling.asdf", "a.asdf"}) {
+    const std::string before = fs::is_symlink(dir / existing) ? "" : read_file(dir / existing);
+    RunResult r = run_cli(
+        {"convert", (dir / "a.fits").string(), "-o", (dir / existing).string(), "-q"});
+    INFO(existing << ": " << r.err);
+    CHECK(r.status == 3);
+    CHECK(r.out.empty());
+    CHECK(lines(r.err) == 1);
+    CHECK(r.err.find(existing) != std::string::npos);
+    CHECK(r.err.find("--overwrite") != std::string::npos);
+    if (before.empty()) {
+      CHECK(fs::is_symlink(dir / existing));
+    } else {
+      CHECK(read_file(dir / existing) == before);
+    }
+  }
+  want.insert("chosen.asdf");
+  want.insert("dangling.asdf");
+  CHECK(listing(dir.path()) == want);
+  // The default output name is refused the same way.
+  RunResult r = run_cli({"convert", (dir / "a.fits").string(), "-q"});
+  CHECK(r.status == 3);
+  CHECK(r.err.find("a.asdf") != std::string::npos);
+  r = run_cli({"convert", (dir / "a.fits").string(), "-o", (dir / "chosen.asdf").string(), "-q",
+               "--overwrite"});
   CHECK(r.status == 0);
   CHECK(read_file(dir / "chosen.asdf").starts_with("#ASDF 1.0.0\n"));
+  r = run_cli({"convert", (dir / "a.fits").string(), "-o", (dir / "dangling.asdf").string(), "-q",
+               "--overwrite"});
+  CHECK(r.status == 0);
+  CHECK(read_file(dir / "dangling.asdf").starts_with("#ASDF 1.0.0\n"));
+  CHECK(listing(dir.path()) == want);  // still no temporary file left
+  // --help says so.
+  CHECK(run_cli({"convert", "--help"}).out.find("--overwrite") != std::string::npos);
 }
 
 TEST_CASE("convert prints a summary, a JSON report with --json, and nothing with -q",

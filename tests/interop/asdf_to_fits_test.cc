@@ -239,16 +239,19 @@ TEST_CASE("convert chooses the direction from the content and checks its options
   CHECK(r.status == 0);
   CHECK(read_file(dir / "a.fits") == read_file(fits));
 
-  // The default output is IN with .fits, unless that file exists.
+  // The default output is IN with .fits; an existing one is kept unless --overwrite is given.
   r = run_cli({"convert", asdf.string(), "-q"});
   CHECK(r.status == 0);
   CHECK(read_file(dir / "sums.fits") == read_file(fits));
-  const std::string before = read_file(dir / "sums.fits");
+  write_file(dir / "sums.fits", "the FITS file this came from\n");
   r = run_cli({"convert", asdf.string()});
-  CHECK(r.status == 4);
+  CHECK(r.status == 3);
   CHECK(r.err.find("exists") != std::string::npos);
-  CHECK(r.err.find("-o") != std::string::npos);
-  CHECK(read_file(dir / "sums.fits") == before);
+  CHECK(r.err.find("--overwrite") != std::string::npos);
+  CHECK(read_file(dir / "sums.fits") == "the FITS file this came from\n");
+  r = run_cli({"convert", asdf.string(), "-q", "--overwrite"});
+  CHECK(r.status == 0);
+  CHECK(read_file(dir / "sums.fits") == read_file(fits));
 
   // Options of the FITS -> ASDF direction are refused for ASDF input, and the reverse.
   for (const std::vector<std::string>& extra : {std::vector<std::string>{"--scaling", "physical"},

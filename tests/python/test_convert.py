@@ -58,6 +58,22 @@ def test_default_output_names(tmp_path):
         fitsasdf.convert(tmp_path / "a.asdf")
 
 
+def test_overwrite_false_keeps_an_existing_output(tmp_path):
+    for name, source in (("a.asdf", SAMPLES / "arange.fits"), ("b.fits", None)):
+        target = tmp_path / name
+        target.write_bytes(b"keep me")
+        if source is None:
+            fitsasdf.convert(SAMPLES / "arange.fits", tmp_path / "src.asdf")
+            source = tmp_path / "src.asdf"
+        with pytest.raises(fitsasdf.ExistsError, match="exists") as info:
+            fitsasdf.convert(source, target, overwrite=False)
+        assert isinstance(info.value, FileExistsError) and info.value.code == "exists"
+        assert target.read_bytes() == b"keep me"
+        fitsasdf.convert(source, target)  # the default replaces, as python asdf's write_to
+        assert target.read_bytes() != b"keep me"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.asdf", "b.fits", "src.asdf"]
+
+
 def test_verify_and_diff(tmp_path):
     source = SAMPLES / "btable.fits"
     report = fitsasdf.verify(source)

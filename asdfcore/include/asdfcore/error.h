@@ -29,6 +29,7 @@ enum class ErrorCode {
   kSchema,             ///< The tree breaks a schema (opened with `OpenOptions::validate`).
   kConflict,           ///< The file changed on disk since it was opened for update.
   kUnsupported,        ///< The file is sound, but this operation cannot be done on it safely.
+  kExists,             ///< The output exists and the caller asked not to replace it.
 };
 
 /// Return the stable lower-case name of `code` ("malformed", "checksum", ...).

@@ -51,6 +51,7 @@ asdf_error_code_t code_for(const asdfcore::Error& e) {
     case ErrorCode::kSchema: return ASDF_ERR_YAML_PARSE_FAILED;
     case ErrorCode::kConflict: return ASDF_ERR_UNKNOWN_STATE;
     case ErrorCode::kUnsupported: return ASDF_ERR_UNKNOWN_STATE;
+    case ErrorCode::kExists: return ASDF_ERR_SYSTEM;
   }
   return ASDF_ERR_UNKNOWN_STATE;
 }

@@ -495,7 +495,7 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
     out.write(as_bytes(encode_block_index(offsets)));
   }
   if (options.on_data) options.on_data(0);
-  out.commit();
+  out.commit(options.replace);
   return offsets;
 }
 

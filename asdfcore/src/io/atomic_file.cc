@@ -23,6 +23,28 @@ namespace {
   throw Error(ErrorCode::kIo, what + ": " + std::strerror(err), ErrorContext{.file = path});
 }
 
+[[noreturn]] void exists(const std::string& path) {
+  throw Error(ErrorCode::kExists, "the output exists and was not replaced (ask to overwrite it)",
+              ErrorContext{.file = path});
+}
+
+// Rename `from` to `to` unless `to` exists, atomically. Where the file system has no
+// RENAME_NOREPLACE (EINVAL), link() fails on an existing name just as atomically.
+void rename_no_replace(const std::string& from, const std::string& to) {
+  if (renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return;
+  int err = errno;
+  if (err == EEXIST) exists(to);
+  if (err == EINVAL || err == ENOSYS) {
+    if (link(from.c_str(), to.c_str()) == 0) {
+      unlink(from.c_str());
+      return;
+    }
+    err = errno;
+    if (err == EEXIST) exists(to);
+  }
+  fail(to, "cannot rename " + from + " into place", err);
+}
+
 }  // namespace
 
 AtomicFile::AtomicFile(std::string path, bool durable) : path_(std::move(path)), durable_(durable) {
@@ -192,7 +214,7 @@ void AtomicFile::set_owner(unsigned uid, unsigned gid) noexcept {
   if (fd_ >= 0) (void)fchown(fd_, static_cast<uid_t>(uid), static_cast<gid_t>(gid));
 }
 
-void AtomicFile::commit() {
+void AtomicFile::commit(bool replace) {
   if (fd_ < 0) {
     throw Error(ErrorCode::kInvalidArgument, "commit after commit", ErrorContext{.file = path_});
   }
@@ -202,7 +224,9 @@ void AtomicFile::commit() {
     fail(temp_path_, "cannot close output", errno);
   }
   fd_ = -1;
-  if (std::rename(temp_path_.c_str(), path_.c_str()) != 0) {
+  if (!replace) {
+    rename_no_replace(temp_path_, path_);
+  } else if (std::rename(temp_path_.c_str(), path_.c_str()) != 0) {
     fail(path_, "cannot rename " + temp_path_ + " into place", errno);
   }
   temp_path_.clear();

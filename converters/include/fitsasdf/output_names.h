@@ -14,4 +14,8 @@ std::string default_asdf_name(const std::string& input);
 /// Return `input` with .asdf replaced by .fits (.fits appended to any other name).
 std::string default_fits_name(const std::string& input);
 
+/// Throw `asdfcore::Error` (exists) when anything (a file, a folder, a symbolic link) has the
+/// name `output`: the early check of a conversion asked not to overwrite.
+void refuse_existing_output(const std::string& output);
+
 }  // namespace fitsasdf

@@ -265,6 +265,7 @@ ConversionReport extract_embedded_asdf(const std::string& input, const std::stri
   asdfcore::AsdfWriteOptions write;
   write.asdf_standard = embedded.asdf_standard();
   write.layout.durable = options.durable;
+  write.layout.replace = options.overwrite;
   write.layout.threads = options.threads;
   write.layout.checksum = options.checksum;
   const auto blocks = sink.blocks(options.compression, options.compression_level);

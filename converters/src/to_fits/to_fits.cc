@@ -3,6 +3,7 @@
 #include "fitsasdf/to_fits.h"
 
 #include "fitsasdf/asdf_in_fits.h"
+#include "fitsasdf/output_names.h"
 
 #include <filesystem>
 #include <set>
@@ -101,6 +102,7 @@ HduPlan plan_item(const ItemInput& input) {
 
 ConversionReport convert_asdf_to_fits(const std::string& input, const std::string& output,
                                       const AsdfToFitsOptions& options) {
+  if (!options.overwrite) refuse_existing_output(output);
   progress::Meter meter(options.control, input);
   asdfcore::OpenOptions open = options.limits.open_options();
   open.verify_checksums = options.verify_checksums;
@@ -210,7 +212,7 @@ ConversionReport convert_asdf_to_fits(const std::string& input, const std::strin
   if (options.verify_checksums) file.verify_unread_checksums();
   meter.check();
   meter.finish();  // the last report comes before the output appears
-  out.commit();
+  out.commit(options.overwrite);
   report.bytes_in = std::filesystem::file_size(input);
   report.bytes_out = std::filesystem::file_size(output);
   return report;

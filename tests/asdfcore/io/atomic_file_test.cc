@@ -60,6 +60,38 @@ TEST_CASE("an abandoned output leaves nothing behind and keeps the old file", "[
   CHECK(text == "old");
 }
 
+TEST_CASE("a commit that must not replace keeps a file that appeared meanwhile", "[io][atomic]") {
+  TempDir dir;
+  const auto target = dir / "out.asdf";
+  {
+    AtomicFile f(target.string(), false);
+    f.write(bytes_of("new content"));
+    // Another writer gets there first, after any early check a caller could make.
+    std::ofstream(target) << "theirs";
+    try {
+      f.commit(false);
+      FAIL("no error");
+    } catch (const asdfcore::Error& e) {
+      CHECK(e.code() == asdfcore::ErrorCode::kExists);
+      CHECK(e.context().file == target.string());
+    }
+  }
+  CHECK(entries(dir.path()) == 1);  // the temporary file is gone
+  std::ifstream in(target);
+  std::string text;
+  in >> text;
+  CHECK(text == "theirs");
+  // Where nothing is in the way, the commit goes through.
+  const auto fresh = dir / "fresh.asdf";
+  {
+    AtomicFile f(fresh.string(), false);
+    f.write(bytes_of("mine"));
+    f.commit(false);
+  }
+  CHECK(fs::file_size(fresh) == 4);
+  CHECK(entries(dir.path()) == 2);
+}
+
 TEST_CASE("an unwritable folder is an io error naming the path", "[io][atomic]") {
   TempDir dir;
   const auto sub = dir / "locked";

@@ -75,6 +75,9 @@ struct WriteOptions {
   std::optional<std::uint64_t> tree_padding;
   ChecksumConvention checksum = ChecksumConvention::kStoredBytes;  ///< What block MD5s cover.
   bool durable = true;                  ///< fsync before the rename.
+  /// Replace a file already at the path. False: keep it and throw `Error` (exists), decided
+  /// atomically at the rename.
+  bool replace = true;
   /// Threads that compress the pieces of a large block side by side (the writing thread
   /// included); 0 means `std::thread::hardware_concurrency()`. The bytes written do not
   /// depend on it.

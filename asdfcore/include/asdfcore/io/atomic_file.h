@@ -47,8 +47,11 @@ class AtomicFile {
   /// Return the number of bytes written so far.
   std::uint64_t position() const noexcept { return position_; }
 
-  /// Close the temporary file and rename it to the final path.
-  void commit();
+  /// Close the temporary file and rename it to the final path. With `replace` false, a file
+  /// already at the final path is kept and `Error` (exists) thrown instead, with no window in
+  /// which another writer's file could be replaced (renameat2's RENAME_NOREPLACE, or a hard
+  /// link where the file system lacks it).
+  void commit(bool replace = true);
 
   /// Return the final path.
   const std::string& path() const noexcept { return path_; }
