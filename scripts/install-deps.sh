@@ -10,6 +10,7 @@ packages=(
   # libraries
   libcfitsio-dev libcfitsio-bin libyaml-dev zlib1g-dev libisal-dev libdeflate-dev libbz2-dev
   liblz4-dev libssl-dev libboost-program-options-dev libpcre2-dev nlohmann-json3-dev catch2
+  libpng-dev
   # fuzzing runtime for clang
   libclang-rt-14-dev
   # reference tools (the oracles the interop tests run)
