@@ -39,6 +39,8 @@ const Command kCommands[] = {
      fitsasdf::cli::run_validate},
     {"verify", "check that FITS -> ASDF -> FITS gives the FITS file back (or compare a pair)",
      fitsasdf::cli::run_verify},
+    {"preview", "write a quick-look PNG of an image (zscale, asinh, NaN in red, downsampled)",
+     fitsasdf::cli::run_preview},
     {"diff", "show the differences between two FITS or two ASDF files (like fitsdiff)",
      fitsasdf::cli::run_diff},
 };

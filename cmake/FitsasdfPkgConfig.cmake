@@ -22,7 +22,7 @@ endif()
 # they are private (for --static); static, a plain `pkg-config --libs` must list them all, and
 # the C++ runtime, since a C program's link does not add it.
 set(asdfcore_deps "yaml-0.1 liblz4 zlib libcrypto libisal libdeflate libpcre2-8")
-set(fitsasdf_deps "cfitsio zlib libdeflate")
+set(fitsasdf_deps "cfitsio zlib libdeflate libpng")
 if(BUILD_SHARED_LIBS)
   set(FITSASDF_PC_ASDFCORE_REQUIRES "Requires.private: ${asdfcore_deps}")
   set(FITSASDF_PC_ASDFCORE_LIBS "Libs: -L\${libdir} -lasdfcore\nLibs.private: -lbz2 -pthread")

@@ -19,7 +19,7 @@ build_packages=(
   build-essential cmake ninja-build pkg-config
   # the libraries fitsasdf links (their -dev packages bring the runtime libraries)
   libcfitsio-dev libyaml-dev zlib1g-dev libisal-dev libdeflate-dev libbz2-dev liblz4-dev
-  libssl-dev libboost-program-options-dev libpcre2-dev nlohmann-json3-dev
+  libssl-dev libboost-program-options-dev libpcre2-dev nlohmann-json3-dev libpng-dev
 )
 
 test_packages=(
