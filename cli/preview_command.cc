@@ -2,11 +2,10 @@
 // (fitsasdf/preview.h): the limits of astropy's ZScaleInterval (or min/max, or a percentile),
 // a linear or asinh stretch, block-averaged to fit --size, NaN in dark red, row 0 at the
 // bottom. Exit 0 when written, 2 when the input cannot be read or holds no image, 3 for I/O
-// errors, 4 for a wrong command line (an option, an HDU or array that is not an image, an
-// existing output without --overwrite).
+// errors and an existing output without --overwrite, 4 for a wrong command line (an option,
+// an HDU or array that is not an image).
 #include <boost/program_options.hpp>
 #include <cctype>
-#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -158,8 +157,9 @@ int run_preview(const std::vector<std::string>& args) {
       "imshow(origin='lower') and ds9 show it. FITS values are physical (BSCALE/BZERO applied,\n"
       "as astropy reads them). An image larger than --size is averaged over square blocks\n"
       "(NaN left out); a smaller one is not enlarged. The image is read a row at a time.\n"
-      "Exit 0: written, 2: IN cannot be read or holds no image, 3: I/O error, 4: wrong command\n"
-      "line (also: the HDU or array chosen is not an image, OUT exists without --overwrite).\n\n"
+      "Exit 0: written, 2: IN cannot be read or holds no image, 3: I/O error or OUT exists\n"
+      "without --overwrite, 4: wrong command line (also: the HDU or array chosen is not an\n"
+      "image).\n\n"
       "Options");
   opts.add_options()("help,h", "show this help")("output,o", po::value<std::string>(),
                                                  "the PNG to write (required)")(
@@ -196,9 +196,6 @@ int run_preview(const std::vector<std::string>& args) {
   read_stretch_option(vm["stretch"].as<std::string>(), options);
   options.size = vm["size"].as<std::uint32_t>();
   if (options.size == 0) throw po::error("--size must be at least 1");
-  if (!options.overwrite && std::filesystem::exists(options.output)) {
-    throw po::error(options.output + " exists; give --overwrite to replace it");
-  }
 
   const PreviewResult result = preview(vm["input"].as<std::string>(), options);
   if (vm.count("json")) {

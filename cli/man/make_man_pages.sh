@@ -19,8 +19,9 @@ rm -f "$out"/fitsasdf*.1 "$out"/fitsasdf*.1.gz
   listing && /^$/ { exit }' >"$work/commands"
 [ -s "$work/commands" ] || { echo "make_man_pages: no command list in $program --help" >&2; exit 1; }
 
+# (roff source: \- is a hyphen that stays one, in a name that may not be broken there)
 see_also="fitsasdf(1)"
-while IFS=$'\t' read -r name _; do see_also+=", fitsasdf-$name(1)"; done <"$work/commands"
+while IFS=$'\t' read -r name _; do see_also+=", fitsasdf\\-$name(1)"; done <"$work/commands"
 printf '[SEE ALSO]\n%s\n' "$see_also" >"$work/see-also"
 
 common=(--no-info --no-discard-stderr --version-string="$version" --include="$work/see-also")

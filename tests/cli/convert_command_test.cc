@@ -387,7 +387,7 @@ TEST_CASE("convert prints a summary, a JSON report with --json, and nothing with
   CHECK(r.out.starts_with(in + " -> " + out + " (3 HDUs, "));
   CHECK(r.out.find("HDU 2 SCI: image") != std::string::npos);
 
-  r = run_cli({"convert", in, "--no-fsync", "--json"});
+  r = run_cli({"convert", in, "--no-fsync", "--json", "--overwrite"});
   REQUIRE(r.status == 0);
   CHECK(r.err.empty());
   const auto j = nlohmann::ordered_json::parse(r.out);
@@ -416,12 +416,12 @@ TEST_CASE("convert prints a summary, a JSON report with --json, and nothing with
   }
 
   fs::remove(out);
-  r = run_cli({"convert", in, "-q", "--no-fsync"});
+  r = run_cli({"convert", in, "-q", "--no-fsync", "--overwrite"});
   CHECK(r.status == 0);
   CHECK(r.out.empty());
   CHECK(r.err.empty());
   CHECK(fs::is_regular_file(out));
-  r = run_cli({"convert", in, "--quiet", "--no-fsync"});
+  r = run_cli({"convert", in, "--quiet", "--no-fsync", "--overwrite"});
   CHECK(r.status == 0);
   CHECK(r.out.empty());
   CHECK(r.err.empty());

@@ -1,8 +1,6 @@
 // `fitsasdf preview`: the PNG it writes, decoded again with libpng (size, gray levels, the NaN
 // colour, row 0 at the bottom, downsampling), the --json report, and the refusals (tables,
 // 1-D arrays, a plane of a 2-D image, an existing output without --overwrite, no image).
-#include <png.h>
-
 #include <array>
 #include <bit>
 #include <cmath>
@@ -17,6 +15,7 @@
 #include "support/catch.h"
 #include "support/fits_builder.h"
 #include "support/paths.h"
+#include "support/png_image.h"
 #include "support/run.h"
 #include "support/temp_dir.h"
 
@@ -26,30 +25,6 @@ namespace fb = fitsasdf::test::fits_builder;
 using namespace fitsasdf::test;
 
 namespace {
-
-struct Png {
-  std::uint32_t width = 0;
-  std::uint32_t height = 0;
-  std::vector<std::uint8_t> rgb;  ///< Top row first.
-
-  std::array<std::uint8_t, 3> at(std::uint32_t x, std::uint32_t y) const {
-    const std::size_t i = (static_cast<std::size_t>(y) * width + x) * 3;
-    return {rgb[i], rgb[i + 1], rgb[i + 2]};
-  }
-};
-
-Png decode(const fs::path& path) {
-  png_image image{};
-  image.version = PNG_IMAGE_VERSION;
-  REQUIRE(png_image_begin_read_from_file(&image, path.c_str()) != 0);
-  image.format = PNG_FORMAT_RGB;
-  Png out;
-  out.width = image.width;
-  out.height = image.height;
-  out.rgb.resize(PNG_IMAGE_SIZE(image));
-  REQUIRE(png_image_finish_read(&image, nullptr, out.rgb.data(), 0, nullptr) != 0);
-  return out;
-}
 
 /// A float32 image HDU (primary) of `rows` rows of `cols` values, row 0 first.
 std::string float_image(std::size_t cols, std::size_t rows, const std::vector<float>& values) {
@@ -93,7 +68,7 @@ TEST_CASE("preview puts row 0 at the bottom and NaN in its colour", "[preview][c
   CHECK(report["nan_pixels"] == 1);
   CHECK(report["output"]["width"] == 4);
   CHECK(report["output"]["height"] == 3);
-  const Png png = decode(dir / "out.png");
+  const Png png = decode_png(dir / "out.png");
   REQUIRE(png.width == 4);
   REQUIRE(png.height == 3);
   CHECK(png.at(0, 2) == kWhite);  // bottom left: row 0, column 0
@@ -118,7 +93,7 @@ TEST_CASE("preview averages blocks down to --size and stretches with asinh", "[p
   const json report = json::parse(r.out);
   CHECK(report["block"] == 3);
   CHECK(report["stretch"] == "asinh:0.1");
-  const Png png = decode(dir / "out.png");
+  const Png png = decode_png(dir / "out.png");
   REQUIRE(png.width == 4);
   REQUIRE(png.height == 3);
   // Column blocks average 1, 4, 7 and 9 (of 0..9); asinh(x / 0.1) / asinh(10) of x = mean / 9.
@@ -142,7 +117,7 @@ TEST_CASE("preview shows BLANK of an integer image as missing", "[preview][cli]"
   INFO(r.err);
   REQUIRE(r.status == 0);
   CHECK(json::parse(r.out)["nan_pixels"] == 1);
-  const Png png = decode(dir / "out.png");
+  const Png png = decode_png(dir / "out.png");
   CHECK(png.at(0, 0) == kNan);  // row 1 (top), column 0
 }
 
@@ -181,14 +156,14 @@ TEST_CASE("preview refuses what is not an image and never overwrites unasked",
   fb::write(out, "not a png");
   const std::string image = (corpus / "fits-astropy" / "test0.fits").string();
   r = run_cli({"preview", image, "-o", out});
-  CHECK(r.status == 4);
+  CHECK(r.status == 3);
   CHECK(r.err.find("--overwrite") != std::string::npos);
   CHECK(fb::read(out) == "not a png");
   r = run_cli({"preview", image, "-o", out, "--overwrite", "-q"});
   INFO(r.err);
   CHECK(r.status == 0);
   CHECK(r.out.empty());
-  const Png png = decode(out);
+  const Png png = decode_png(out);
   CHECK(png.width == 40);
   CHECK(png.height == 40);
   // No temporary file is left beside it.

@@ -37,7 +37,7 @@ for command in $("$package_build/cli/fitsasdf" --help 2>/dev/null | awk '/^Comma
   grep -qxF "./usr/share/man/man1/fitsasdf-$command.1.gz" <<<"$contents" || fail "no man page for $command"
 done
 depends=$(dpkg-deb --field "$deb" Depends)
-for lib in libcfitsio libyaml libboost-program-options liblz4 libbz2 libssl zlib1g libc6; do
+for lib in libcfitsio libyaml libboost-program-options liblz4 libbz2 libssl zlib1g libpng libc6; do
   grep -q "$lib" <<<"$depends" || fail "Depends ($depends) does not name $lib"
 done
 ! grep -qE 'python|-dev' <<<"$depends" || fail "Depends ($depends) names a Python or -dev package"

@@ -243,7 +243,7 @@ TEST_CASE("convert chooses the direction from the content and checks its options
   r = run_cli({"convert", asdf.string(), "-q"});
   CHECK(r.status == 0);
   CHECK(read_file(dir / "sums.fits") == read_file(fits));
-  write_file(dir / "sums.fits", "the FITS file this came from\n");
+  std::ofstream(dir / "sums.fits", std::ios::binary) << "the FITS file this came from\n";
   r = run_cli({"convert", asdf.string()});
   CHECK(r.status == 3);
   CHECK(r.err.find("exists") != std::string::npos);

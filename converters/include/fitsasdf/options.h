@@ -93,9 +93,6 @@ struct ConvertOptions {
   asdfcore::format::ChecksumConvention checksum = asdfcore::format::ChecksumConvention::kStoredBytes;
   /// fsync the output before renaming it into place.
   bool durable = true;
-  /// Replace an existing output. False: refuse with `Error` (exists) before converting anything,
-  /// and again, atomically, at the final rename (astropy's `writeto(overwrite=False)`).
-  bool overwrite = true;
   /// Threads that compress each large block's pieces side by side; 0 means every core
   /// (`std::thread::hardware_concurrency()`). The output does not depend on it.
   unsigned threads = 0;
@@ -109,6 +106,9 @@ struct ConvertOptions {
   /// unit; for an embedded ASDF tree, the bytes of the arrays written), counted as the
   /// output's blocks are written.
   RunControl control;
+  /// Replace an existing output. False: refuse with `Error` (exists) before converting anything,
+  /// and again, atomically, at the final rename (astropy's `writeto(overwrite=False)`).
+  bool overwrite = true;
 };
 
 }  // namespace fitsasdf

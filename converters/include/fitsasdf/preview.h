@@ -147,8 +147,9 @@ struct PreviewResult {
 /// `asdfcore::Error` naming the file and the HDU or array: (not-found) when the HDU or array
 /// asked for does not exist or the file holds no image, (invalid-argument) when it is not an
 /// image (a table, fewer than 2 dimensions, a string, record or complex array), the plane is out
-/// of range, an option is out of range or `output` exists and `overwrite` is off, (io) when the
-/// PNG cannot be written, and what reading the file throws.
+/// of range or an option is out of range, (exists) when `output` exists and `overwrite` is off
+/// (checked first, and again atomically at the rename), (io) when the PNG cannot be written,
+/// and what reading the file throws.
 PreviewResult preview(const std::string& in_path, const PreviewOptions& options);
 
 /// Return the bytes of a PNG file (8-bit RGB) showing `rgb`: `height` rows of `width` pixels of

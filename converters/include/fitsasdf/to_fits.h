@@ -15,9 +15,6 @@ namespace fitsasdf {
 struct AsdfToFitsOptions {
   /// fsync the output before renaming it into place.
   bool durable = true;
-  /// Replace an existing output. False: refuse with `Error` (exists) before converting anything,
-  /// and again, atomically, at the final rename (astropy's `writeto(overwrite=False)`).
-  bool overwrite = true;
   /// Give every HDU a fresh CHECKSUM and DATASUM (appended when the header has none). HDUs whose
   /// header has them get them recomputed whatever this says, keeping their comments, so a valid
   /// original comes back byte for byte.
@@ -33,6 +30,9 @@ struct AsdfToFitsOptions {
   /// Progress reports and cancellation: `total` is the data bytes the items' headers declare,
   /// counted as each data unit is written.
   RunControl control;
+  /// Replace an existing output. False: refuse with `Error` (exists) before converting anything,
+  /// and again, atomically, at the final rename (astropy's `writeto(overwrite=False)`).
+  bool overwrite = true;
 };
 
 /// Write the FITS file held by the ASDF file `input` to `output`, which appears only when

@@ -48,10 +48,11 @@ std::vector<std::uint8_t> encode_png(std::span<const std::uint8_t> rgb, std::uin
 
 namespace preview_impl {
 
-void write_png_file(const std::string& path, std::span<const std::uint8_t> png, bool durable) {
+void write_png_file(const std::string& path, std::span<const std::uint8_t> png, bool durable,
+                    bool replace) {
   asdfcore::io::AtomicFile out(path, durable);
   out.write(png);
-  out.commit();
+  out.commit(replace);
 }
 
 }  // namespace preview_impl

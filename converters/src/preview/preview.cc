@@ -9,11 +9,11 @@
 
 #include <charconv>
 #include <cmath>
-#include <filesystem>
 #include <limits>
 
 #include "asdfcore/error.h"
 #include "compare/file_kind.h"
+#include "fitsasdf/output_names.h"
 #include "preview/downsample.h"
 #include "preview/image_source.h"
 #include "preview/numpy_math.h"
@@ -84,10 +84,7 @@ Interval percentile_interval(double percentile, std::uint64_t count, ValuePrecis
 
 PreviewResult preview(const std::string& in_path, const PreviewOptions& options) {
   check_options(options);
-  if (!options.output.empty() && !options.overwrite && std::filesystem::exists(options.output)) {
-    throw Error(ErrorCode::kInvalidArgument,
-                options.output + " exists; it is replaced only when asked to (overwrite)");
-  }
+  if (!options.output.empty() && !options.overwrite) refuse_existing_output(options.output);
   const auto source = compare::file_kind(in_path) == compare::FileKind::kAsdf
                           ? preview_impl::open_asdf_source(in_path, options)
                           : preview_impl::open_fits_source(in_path, options);
@@ -193,7 +190,7 @@ PreviewResult preview(const std::string& in_path, const PreviewOptions& options)
   if (!options.output.empty()) {
     const std::vector<std::uint8_t> png = encode_png(result.rgb, result.out_width,
                                                      result.out_height);
-    preview_impl::write_png_file(options.output, png, options.durable);
+    preview_impl::write_png_file(options.output, png, options.durable, options.overwrite);
     result.output = options.output;
   }
   return result;
