@@ -28,6 +28,7 @@
 #include "batch/batch_report.h"
 #include "batch/batch_stop.h"
 #include "batch/batch_temporaries.h"
+#include "batch/html_report.h"
 #include "command_line.h"
 #include "commands.h"
 #include "conversion_options.h"
@@ -58,6 +59,13 @@ int run_batch(const std::vector<std::string>& args) {
       "verify", "verify each output by a round trip; a difference fails the file")(
       "merge-reports", po::value<std::string>(),
       "write to this file the reports given as inputs, merged (one line per input)")(
+      "html", po::value<std::string>(),
+      "also write the report as a self-contained HTML page (needs --report): at the end, and "
+      "refreshed every --html-interval seconds while the batch runs")(
+      "thumbnails", po::value<std::size_t>()->default_value(0),
+      "with --html: embed previews of this many outputs chosen at random")(
+      "html-interval", po::value<double>()->default_value(60.0),
+      "seconds between refreshes of the --html page during the run")(
       "progress-interval", po::value<double>()->default_value(10.0),
       "seconds between progress lines when stderr is not a terminal")(
       "quiet,q", "print no progress, failures or summary on stderr")(
@@ -87,6 +95,14 @@ int run_batch(const std::vector<std::string>& args) {
   const double interval = vm["progress-interval"].as<double>();
   if (!(interval > 0)) throw po::error("--progress-interval takes a number of seconds > 0");
   const fs::path report_path = vm.count("report") ? vm["report"].as<std::string>() : "";
+  const fs::path html_path = vm.count("html") ? vm["html"].as<std::string>() : "";
+  if (!html_path.empty() && report_path.empty()) {
+    throw po::error("--html needs --report: the page is made from the report");
+  }
+  const double html_interval = vm["html-interval"].as<double>();
+  if (!(html_interval > 0)) throw po::error("--html-interval takes a number of seconds > 0");
+  batch::HtmlReportOptions html_options;
+  html_options.thumbnails = vm["thumbnails"].as<std::size_t>();
 
   const fs::path outdir = fs::path(vm["output"].as<std::string>()).lexically_normal();
   try {
@@ -169,9 +185,27 @@ int run_batch(const std::vector<std::string>& args) {
   std::atomic<bool> finished{false};
   // The monitor wakes every 100 ms, or more often when the progress interval is shorter.
   const int wake_ms = static_cast<int>(std::clamp(interval * 1000.0, 10.0, 100.0));
+  // The HTML page, refreshed from the report as it grows (no thumbnails until the end); never
+  // more often than ten times the time a refresh takes.
+  using Clock = std::chrono::steady_clock;
+  auto html_due = Clock::now() + std::chrono::duration<double>(html_interval);
+  auto refresh_html = [&] {
+    const auto begin = Clock::now();
+    HtmlReportOptions o;
+    o.in_progress = "in progress: " + std::to_string(counters.done.load()) + " of " +
+                    std::to_string(items.size()) + " inputs done";
+    try {
+      write_html_report({report_path}, html_path, o);
+    } catch (const asdfcore::Error&) {
+      // A page not refreshed now is refreshed later; the one at the end reports its failure.
+    }
+    const std::chrono::duration<double> took = Clock::now() - begin;
+    html_due = Clock::now() + std::chrono::duration<double>(std::max(html_interval, 10 * took.count()));
+  };
   std::jthread monitor([&] {
     while (!finished.load()) {
       progress.tick();
+      if (!html_path.empty() && Clock::now() >= html_due) refresh_html();
       if (const int signal = signals.wait(wake_ms)) {
         const std::string name = signal == SIGINT ? "SIGINT" : "SIGTERM";
         if (stop.request(StopReason::kInterrupted, "interrupted (" + name + ")")) {
@@ -221,6 +255,15 @@ int run_batch(const std::vector<std::string>& args) {
       message = report_failure(fatal_errno_in(e.message()), e.message());
     }
   }
+  int html_status = kExitOk;
+  if (!html_path.empty()) {
+    try {
+      write_html_report({report_path}, html_path, html_options);
+    } catch (const asdfcore::Error& e) {
+      std::cerr << "fitsasdf batch: cannot write the HTML page: " << e.what() << "\n";
+      html_status = kExitIo;
+    }
+  }
   const std::size_t done = counters.done.load();
   if (!quiet) {
     std::cerr << "fitsasdf batch: " << items.size()
@@ -242,7 +285,8 @@ int run_batch(const std::vector<std::string>& args) {
               << "; fix this and run the same command again to resume\n";
     return kExitIo;
   }
-  return summary["failed"].get<std::size_t>() > 0 ? kExitDifferent : kExitOk;
+  if (summary["failed"].get<std::size_t>() > 0) return kExitDifferent;
+  return html_status;
 }
 
 }  // namespace fitsasdf::cli

@@ -37,6 +37,8 @@ int run_edit(const std::vector<std::string>& args);
 int run_validate(const std::vector<std::string>& args);
 /// `fitsasdf preview IN -o OUT.png`: a quick-look PNG of one image.
 int run_preview(const std::vector<std::string>& args);
+/// `fitsasdf report REPORT.jsonl... --html OUT.html`: a batch report as an HTML page.
+int run_report(const std::vector<std::string>& args);
 /// `fitsasdf diff A B`: the differences between two FITS or two ASDF files.
 int run_diff(const std::vector<std::string>& args);
 

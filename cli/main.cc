@@ -41,6 +41,8 @@ const Command kCommands[] = {
      fitsasdf::cli::run_verify},
     {"preview", "write a quick-look PNG of an image (zscale, asinh, NaN in red, downsampled)",
      fitsasdf::cli::run_preview},
+    {"report", "make a browsable HTML page of batch reports (failures, thumbnails, sortable)",
+     fitsasdf::cli::run_report},
     {"diff", "show the differences between two FITS or two ASDF files (like fitsdiff)",
      fitsasdf::cli::run_diff},
 };

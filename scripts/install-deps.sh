@@ -42,6 +42,8 @@ test_packages=(
   # the Debian package (scripts/package-deb.sh, install:deb): man pages from --help, lintian,
   # a fresh root to install it on, man to read the pages there and here
   help2man lintian debootstrap man-db
+  # the batch report's HTML page opened in a browser (tests/cli/html_report_test.cc)
+  chromium
   # cfitsio.pc names -lcurl for static linking: `pkg-config --static --libs fitsasdf` needs it
   # (install:pkg-config-static); the curl flavour libcfitsio10 itself uses
   libcurl4-gnutls-dev

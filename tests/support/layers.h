@@ -16,6 +16,7 @@ namespace fitsasdf::test {
 inline constexpr const char* kLayerInjectedFaults = "I/O faults injected (LD_PRELOAD shim)";
 inline constexpr const char* kLayerRealDiskFull = "disk full: a real tmpfs";
 inline constexpr const char* kLayerNonRoot = "permissions: a non-root user";
+inline constexpr const char* kLayerChromium = "HTML report in headless Chromium";
 
 /// Record that the layer `layer` ran, and how (e.g. "unshare -Urm").
 void layer_ran(const std::string& layer, const std::string& how);
