@@ -252,9 +252,9 @@ int run_info(const std::vector<std::string>& args) {
   opts.add_options()("help,h", "show this help")("blocks", "ASDF: list every block")(
       "json", "print one JSON object instead of text")(
       "max-lines", po::value<std::size_t>()->default_value(200), "ASDF: lines of the tree outline")(
-      "header", po::value<std::string>()->implicit_value(""),
-      "FITS: print the cards of every HDU, or with --header=HDU of one (a number from 0, an "
-      "EXTNAME, or EXTNAME,EXTVER)")(
+      "header", po::value<std::string>()->implicit_value("")->value_name("HDU"),
+      "FITS: print the cards (as fitsheader) of every HDU, or of HDU: a number from 0, an "
+      "EXTNAME, or EXTNAME,EXTVER")(
       "compressed", "FITS, with --header: a tile-compressed image's own cards (the table's), not "
       "the image's")("file", po::value<std::string>(), "the ASDF or FITS file");
   add_limit_options(opts);

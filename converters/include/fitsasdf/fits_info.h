@@ -58,7 +58,7 @@ struct FitsHduInfo {
 struct FitsInfo {
   std::string file;       ///< The path given.
   std::string container;  ///< "gzip", "bzip2", "compress", or "" for a plain file.
-  std::vector<FitsHduInfo> hdus;
+  std::vector<FitsHduInfo> hdus;  ///< Every HDU, in file order.
   /// The 0-based index of the HDU holding an embedded ASDF file (an extension named ASDF, as
   /// JWST writes), or -1 when there is none. `fitsasdf extract` writes that ASDF file out.
   int embedded_asdf_hdu = -1;
