@@ -66,8 +66,7 @@ void print_fits_table(std::ostream& out, const FitsInfo& info) {
     line << std::right << std::setw(3) << h.index << "  " << std::left << std::setw(10) << h.name
          << "  " << (ver_number ? std::right : std::left) << std::setw(3) << ver_text(h) << " "
          << std::left << std::setw(11) << h.type << "  " << std::right << std::setw(5)
-         << h.cards.size() << "   " << dimensions_text(h) << "   " << h.format << "   "
-         << h.extra;
+         << h.cards.size() << "   " << dimensions_text(h) << "   " << h.format << "   " << h.extra;
     out << line.str() << "\n";
   }
   if (info.embedded_asdf_hdu >= 0) {

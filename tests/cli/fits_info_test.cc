@@ -57,7 +57,8 @@ TEST_CASE("info of a FITS file lists its HDUs as fitsinfo does", "[cli][fits-inf
   CHECK(lines[1] == "No.    Name      Ver    Type      Cards   Dimensions   Format");
   // As fitsinfo prints them, trailing blanks included.
   CHECK(lines[2] == "  0  PRIMARY       1 PrimaryHDU     215   ()      ");
-  CHECK(lines[3] == "  1  SCI           1 ImageHDU       141   (62, 44)   int16 (rescales to uint16)   ");
+  CHECK(lines[3] ==
+        "  1  SCI           1 ImageHDU       141   (62, 44)   int16 (rescales to uint16)   ");
   CHECK(lines[8] == "  6  DQ            2 ImageHDU        71   ()      ");
 
   const json j = info_json({file});
@@ -147,10 +148,11 @@ TEST_CASE("info --header prints the cards as fitsheader does", "[cli][fits-info]
   const json& h = j["hdus"][0];
   CHECK(h["index"] == 3);
   REQUIRE(h["header"].size() == 61);
-  CHECK(h["header"][0] == json({{"keyword", "XTENSION"},
-                                {"value", "IMAGE"},
-                                {"comment", "IMAGE extension"},
-                                {"image", padded("XTENSION= 'IMAGE   '           / IMAGE extension")}}));
+  CHECK(h["header"][0] ==
+        json({{"keyword", "XTENSION"},
+              {"value", "IMAGE"},
+              {"comment", "IMAGE extension"},
+              {"image", padded("XTENSION= 'IMAGE   '           / IMAGE extension")}}));
 }
 
 TEST_CASE("info --header of a compressed image: the image's cards, or --compressed the table's",
@@ -160,8 +162,10 @@ TEST_CASE("info --header of a compressed image: the image's cards, or --compress
   REQUIRE(image.status == 0);
   const auto lines = split_lines(image.out);
   REQUIRE(lines.size() == 27);
-  CHECK(lines[1] == "XTENSION= 'IMAGE   '           / binary table extension                         ");
-  CHECK(lines[2] == "BITPIX  =                   16 / data type of original image                    ");
+  CHECK(lines[1] ==
+        "XTENSION= 'IMAGE   '           / binary table extension                         ");
+  CHECK(lines[2] ==
+        "BITPIX  =                   16 / data type of original image                    ");
   CHECK(image.out.find("ZIMAGE") == std::string::npos);
   const RunResult table = run_cli({"info", "--header=1", "--compressed", file});
   REQUIRE(table.status == 0);
@@ -174,7 +178,9 @@ TEST_CASE("info reads .gz, .bz2 and .Z FITS files", "[cli][fits-info]") {
   const std::string plain = corpus_file("test1.fits");
   const json expected = info_json({plain})["hdus"];
   const std::pair<const char*, std::vector<std::string>> tools[] = {
-      {".gz", {"gzip", "-c", plain}}, {".bz2", {"bzip2", "-c", plain}}, {".Z", {"compress", "-c", plain}}};
+      {".gz", {"gzip", "-c", plain}},
+      {".bz2", {"bzip2", "-c", plain}},
+      {".Z", {"compress", "-c", plain}}};
   for (const auto& [suffix, argv] : tools) {
     const RunResult packed = run(argv);
     REQUIRE(packed.status == 0);

@@ -35,7 +35,7 @@ struct FitsHduInfo {
   /// astropy's class name: PrimaryHDU, GroupsHDU, ImageHDU, CompImageHDU, BinTableHDU,
   /// TableHDU, NonstandardHDU (SIMPLE = F) or NonstandardExtHDU (an unknown XTENSION).
   std::string type;
-  bool table = false;        ///< A table: `rows` and `columns` are its dimensions, not `axes`.
+  bool table = false;  ///< A table: `rows` and `columns` are its dimensions, not `axes`.
   /// The axis lengths in FITS order (NAXIS1 first): an image's, a compressed image's (ZNAXISn),
   /// a random-groups HDU's without NAXIS1, a nonstandard extension's data size in bytes.
   std::vector<std::int64_t> axes;
@@ -56,8 +56,8 @@ struct FitsHduInfo {
 
 /// A FITS file described.
 struct FitsInfo {
-  std::string file;       ///< The path given.
-  std::string container;  ///< "gzip", "bzip2", "compress", or "" for a plain file.
+  std::string file;               ///< The path given.
+  std::string container;          ///< "gzip", "bzip2", "compress", or "" for a plain file.
   std::vector<FitsHduInfo> hdus;  ///< Every HDU, in file order.
   /// The 0-based index of the HDU holding an embedded ASDF file (an extension named ASDF, as
   /// JWST writes), or -1 when there is none. `fitsasdf extract` writes that ASDF file out.
@@ -70,9 +70,10 @@ struct FitsInfo {
 bool is_fits_file(const std::string& path);
 
 /// Describe the FITS file `path` (plain, .gz, .bz2 or .Z, found by content). Reads the headers
-/// only; `max_memory` bounds the bytes a compressed file may decompress to. Throws `asdfcore::Error` naming the file (and the HDU, when one is at fault) for a file
-/// that is not FITS, cannot be read, or is damaged (truncated, a header without END, structural
-/// keywords that cannot be read, a compressed image without ZBITPIX, ZNAXIS or ZNAXISn).
+/// only; `max_memory` bounds the bytes a compressed file may decompress to. Throws
+/// `asdfcore::Error` naming the file (and the HDU, when one is at fault) for a file that is not
+/// FITS, cannot be read, or is damaged (truncated, a header without END, structural keywords that
+/// cannot be read, a compressed image without ZBITPIX, ZNAXIS or ZNAXISn).
 FitsInfo describe_fits(const std::string& path, std::uint64_t max_memory = std::uint64_t{8} << 30);
 
 /// Return the 0-based index of the HDU `key` names: a 0-based number, an EXTNAME (any case, as

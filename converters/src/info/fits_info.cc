@@ -58,12 +58,17 @@ std::string python_float(double v) {
 std::string python_str(const NodePtr& v) {
   if (!v || v->is_null()) return "";
   switch (v->kind()) {
-    case NodeKind::kBool: return v->as_bool() ? "True" : "False";
+    case NodeKind::kBool:
+      return v->as_bool() ? "True" : "False";
     case NodeKind::kInt:
-    case NodeKind::kBigInt: return v->integer_text();
-    case NodeKind::kFloat: return python_float(v->as_double());
-    case NodeKind::kString: return v->as_string();
-    default: return "";
+    case NodeKind::kBigInt:
+      return v->integer_text();
+    case NodeKind::kFloat:
+      return python_float(v->as_double());
+    case NodeKind::kString:
+      return v->as_string();
+    default:
+      return "";
   }
 }
 
@@ -88,13 +93,20 @@ double number_of(const std::vector<Card>& cards, std::string_view keyword, doubl
 /// astropy's BITPIX2DTYPE, "" for a BITPIX it does not know.
 std::string dtype_for(std::int64_t bitpix) {
   switch (bitpix) {
-    case 8: return "uint8";
-    case 16: return "int16";
-    case 32: return "int32";
-    case 64: return "int64";
-    case -32: return "float32";
-    case -64: return "float64";
-    default: return "";
+    case 8:
+      return "uint8";
+    case 16:
+      return "int16";
+    case 32:
+      return "int32";
+    case 64:
+      return "int64";
+    case -32:
+      return "float32";
+    case -64:
+      return "float64";
+    default:
+      return "";
   }
 }
 
@@ -192,12 +204,11 @@ FitsHduInfo describe_hdu(const fits::HduExtent& extent, const std::vector<Card>&
         h.axes.erase(h.axes.begin());
         if (all_nonzero(h.axes)) h.format = dtype_for(integer_of(cards, "BITPIX", 0, where));
       }
-      h.extra = python_str(value_of(cards, "GCOUNT") ? value_of(cards, "GCOUNT")
-                                                     : Node::make_int(1)) +
-                " Groups  " +
-                python_str(value_of(cards, "PCOUNT") ? value_of(cards, "PCOUNT")
-                                                     : Node::make_int(0)) +
-                " Parameters";
+      h.extra =
+          python_str(value_of(cards, "GCOUNT") ? value_of(cards, "GCOUNT") : Node::make_int(1)) +
+          " Groups  " +
+          python_str(value_of(cards, "PCOUNT") ? value_of(cards, "PCOUNT") : Node::make_int(0)) +
+          " Parameters";
     } else {
       h.type = "PrimaryHDU";
     }
@@ -278,9 +289,10 @@ std::size_t find_hdu(const FitsInfo& info, std::string_view key) {
   if (const std::size_t comma = name.rfind(','); comma != std::string::npos) {
     ver = parse_int(name.substr(comma + 1));
     if (!ver) {
-      throw Error(ErrorCode::kInvalidArgument,
-                  "'" + std::string(key) + "' names no HDU: write NUMBER, EXTNAME or EXTNAME,EXTVER",
-                  where);
+      throw Error(
+          ErrorCode::kInvalidArgument,
+          "'" + std::string(key) + "' names no HDU: write NUMBER, EXTNAME or EXTNAME,EXTVER",
+          where);
     }
     name.resize(comma);
   }

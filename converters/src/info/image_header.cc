@@ -38,11 +38,16 @@ bool values_differ(const NodePtr& a, const NodePtr& b) {
   if (!a || !b) return a != b;
   if (a->kind() != b->kind()) return true;
   switch (a->kind()) {
-    case NodeKind::kNull: return false;
-    case NodeKind::kBool: return a->as_bool() != b->as_bool();
-    case NodeKind::kInt: return a->as_int() != b->as_int();
-    case NodeKind::kBigInt: return a->integer_text() != b->integer_text();
-    case NodeKind::kFloat: return a->as_double() != b->as_double();
+    case NodeKind::kNull:
+      return false;
+    case NodeKind::kBool:
+      return a->as_bool() != b->as_bool();
+    case NodeKind::kInt:
+      return a->as_int() != b->as_int();
+    case NodeKind::kBigInt:
+      return a->integer_text() != b->integer_text();
+    case NodeKind::kFloat:
+      return a->as_double() != b->as_double();
     case NodeKind::kString: {
       if (a->tag() != b->tag()) return true;
       std::string x = a->as_string(), y = b->as_string();
@@ -50,7 +55,8 @@ bool values_differ(const NodePtr& a, const NodePtr& b) {
       while (!y.empty() && y.back() == ' ') y.pop_back();
       return x != y;
     }
-    default: return true;
+    default:
+      return true;
   }
 }
 
@@ -208,13 +214,13 @@ bool is_index_suffix(std::string_view s) {
 /// astropy's `CompImageHeader._is_reserved_keyword`.
 bool is_reserved(const std::string& keyword) {
   if (keyword == "TFIELDS") return true;
-  static const std::set<std::string> kTableKeywords = {
-      "TTYPE", "TFORM", "TUNIT", "TNULL", "TSCAL", "TZERO", "TDISP", "TBCOL",
-      "TDIM",  "TCTYP", "TCUNI", "TCRPX", "TCRVL", "TCDLT", "TRPOS"};
+  static const std::set<std::string> kTableKeywords = {"TTYPE", "TFORM", "TUNIT", "TNULL", "TSCAL",
+                                                       "TZERO", "TDISP", "TBCOL", "TDIM",  "TCTYP",
+                                                       "TCUNI", "TCRPX", "TCRVL", "TCDLT", "TRPOS"};
   static const std::set<std::string> kIndexed = {"ZNAXIS", "ZTILE", "ZNAME", "ZVAL"};
   static const std::set<std::string> kCompression = {
-      "ZSIMPLE", "ZTENSION", "ZBITPIX", "ZNAXIS",   "ZEXTEND",  "ZBLOCKED", "ZPCOUNT", "ZGCOUNT",
-      "ZHECKSUM", "ZDATASUM", "ZIMAGE", "ZCMPTYPE", "ZMASKCMP", "ZQUANTIZ", "ZDITHER0"};
+      "ZSIMPLE",  "ZTENSION", "ZBITPIX", "ZNAXIS",   "ZEXTEND",  "ZBLOCKED", "ZPCOUNT", "ZGCOUNT",
+      "ZHECKSUM", "ZDATASUM", "ZIMAGE",  "ZCMPTYPE", "ZMASKCMP", "ZQUANTIZ", "ZDITHER0"};
   const auto letters_end = [&](std::size_t from, bool any_case) {
     std::size_t i = from;
     while (i < keyword.size() &&
@@ -303,8 +309,7 @@ std::vector<Card> compressed_image_header(const std::vector<Card>& table,
   const Card& znaxis = required(table, "ZNAXIS", where);
   if (znaxis.value->kind() != NodeKind::kInt || znaxis.value->as_int() < 0 ||
       znaxis.value->as_int() > 999) {
-    throw Error(ErrorCode::kMalformed, "the tile-compressed image's ZNAXIS is not 0 to 999",
-                where);
+    throw Error(ErrorCode::kMalformed, "the tile-compressed image's ZNAXIS is not 0 to 999", where);
   }
   h.set("NAXIS", znaxis.value, &znaxis.comment, {.before = 2});
   const std::int64_t naxis = znaxis.value->as_int();
@@ -342,9 +347,8 @@ std::vector<Card> compressed_image_header(const std::vector<Card>& table,
   for (const auto& [from, to] : moved) {
     if (const Card* z = table_card(from)) h.set(to, z->value, &z->comment);
   }
-  if (const Card* name = h.card("EXTNAME");
-      name && name->value && name->value->is_string() &&
-      name->value->as_string() == kCompressedImageName) {
+  if (const Card* name = h.card("EXTNAME"); name && name->value && name->value->is_string() &&
+                                            name->value->as_string() == kCompressedImageName) {
     h.erase_all("EXTNAME");
   }
   if (h.has("SIMPLE")) {
