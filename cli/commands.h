@@ -19,7 +19,7 @@ int run_convert(const std::vector<std::string>& args);
 int run_batch(const std::vector<std::string>& args);
 /// `fitsasdf extract IN.fits [-o OUT.asdf]`: the ASDF file embedded in a FITS file.
 int run_extract(const std::vector<std::string>& args);
-/// `fitsasdf info FILE [--blocks] [--json]`.
+/// `fitsasdf info FILE [--blocks] [--json]`; of a FITS file, `[--header[=HDU]] [--json]`.
 int run_info(const std::vector<std::string>& args);
 /// `fitsasdf to-yaml IN -o OUT`: every array inlined into the tree.
 int run_to_yaml(const std::vector<std::string>& args);

@@ -1,7 +1,9 @@
-// `fitsasdf info`: the layout of an ASDF file, for people (a table) or programs (--json).
+// `fitsasdf info`: the layout of an ASDF file, or the HDUs and headers of a FITS file (as
+// astropy's fitsinfo and fitsheader show them), for people (a table) or programs (--json).
 #include <boost/program_options.hpp>
 #include <iomanip>
 #include <iostream>
+#include <utility>
 #include <nlohmann/json.hpp>
 
 #include "asdfcore/asdf_file.h"
@@ -11,6 +13,8 @@
 #include "command_line.h"
 #include "commands.h"
 #include "exit_codes.h"
+#include "fits_info_report.h"
+#include "fitsasdf/fits_info.h"
 #include "limit_options.h"
 #include "tree_report.h"
 
@@ -205,22 +209,77 @@ void print_text(const Container& file, const ordered_json& j, bool with_blocks) 
   }
 }
 
+/// `info` of a FITS file: the HDU table, or with --header the cards.
+int run_fits_info(const std::string& path, const std::string& hdu_key,
+                  const po::variables_map& vm) {
+  for (const char* asdf_only : {"blocks", "max-lines"}) {
+    if (vm.count(asdf_only) && !vm[asdf_only].defaulted()) {
+      throw po::error(std::string("--") + asdf_only + " applies to ASDF files, and " + path +
+                      " is a FITS file (--header shows its cards)");
+    }
+  }
+  if (vm.count("compressed") && !vm.count("header")) {
+    throw po::error("--compressed goes with --header");
+  }
+  const FitsInfo info = describe_fits(path, read_limits(vm).max_memory);
+  const bool headers = vm.count("header") > 0;
+  HduChoice choice;
+  if (headers && !hdu_key.empty()) {
+    choice.key = hdu_key;
+    choice.index = find_hdu(info, choice.key);
+  }
+  const bool stored = vm.count("compressed") > 0;
+  if (vm.count("json")) {
+    std::cout << fits_info_json(info, headers, choice, stored).dump(1) << "\n";
+  } else if (headers) {
+    print_fits_headers(std::cout, info, choice, stored);
+  } else {
+    print_fits_table(std::cout, info);
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 int run_info(const std::vector<std::string>& args) {
-  po::options_description opts("fitsasdf info FILE [options]");
-  opts.add_options()("help,h", "show this help")("blocks", "list every block")(
+  po::options_description opts(
+      "fitsasdf info FILE [options]\n"
+      "An ASDF file: its layout and an outline of its tree (--blocks: every block).\n"
+      "A FITS file (also .gz, .bz2, .Z; told by content): its HDUs as astropy's fitsinfo lists\n"
+      "them (No., Name, Ver, Type, Cards, Dimensions, Format; a tile-compressed image as the\n"
+      "image it holds), or with --header their cards as fitsheader prints them; an ASDF\n"
+      "extension (ASDF-in-FITS) is pointed out (`fitsasdf extract` writes it out)");
+  opts.add_options()("help,h", "show this help")("blocks", "ASDF: list every block")(
       "json", "print one JSON object instead of text")(
-      "max-lines", po::value<std::size_t>()->default_value(200), "lines of the tree outline")(
-      "file", po::value<std::string>(), "the ASDF file");
+      "max-lines", po::value<std::size_t>()->default_value(200), "ASDF: lines of the tree outline")(
+      "header", po::value<std::string>()->implicit_value("")->value_name("HDU"),
+      "FITS: print the cards (as fitsheader) of every HDU, or of HDU: a number from 0, an "
+      "EXTNAME, or EXTNAME,EXTVER")(
+      "compressed", "FITS, with --header: a tile-compressed image's own cards (the table's), not "
+      "the image's")("file", po::value<std::string>(), "the ASDF or FITS file");
   add_limit_options(opts);
   po::variables_map vm;
   if (!parse_command_line(args, opts, "file", vm)) return kExitOk;
-  if (!vm.count("file")) {
+  // `--header [HDU]`: the option takes the next word when there is one, so in
+  // `info --header FILE` that word is the file.
+  std::string hdu_key = vm.count("header") ? vm["header"].as<std::string>() : "";
+  std::string path;
+  if (vm.count("file")) {
+    path = vm["file"].as<std::string>();
+  } else if (!hdu_key.empty()) {
+    path = std::exchange(hdu_key, "");
+  }
+  if (path.empty()) {
     std::cerr << "fitsasdf info: no FILE given (see fitsasdf info --help)\n";
     return kExitUsage;
   }
-  const std::string path = vm["file"].as<std::string>();
+  if (is_fits_file(path)) return run_fits_info(path, hdu_key, vm);
+  for (const char* fits_only : {"header", "compressed"}) {
+    if (vm.count(fits_only)) {
+      throw po::error(std::string("--") + fits_only + " applies to FITS files, and " + path +
+                      " is not one (--blocks lists an ASDF file's blocks)");
+    }
+  }
   const asdfcore::OpenOptions open = read_limits(vm).open_options();
   const Container file = Container::open(path, open.layout);
   const bool with_blocks = vm.count("blocks") > 0;

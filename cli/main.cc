@@ -24,7 +24,7 @@ const Command kCommands[] = {
      fitsasdf::cli::run_batch},
     {"extract", "write the ASDF file embedded in a FITS file (JWST, AsdfInFits) on its own",
      fitsasdf::cli::run_extract},
-    {"info", "show an ASDF file: tree outline, arrays, tags, blocks (--blocks), JSON (--json)",
+    {"info", "show an ASDF file (tree, arrays, --blocks) or a FITS file's HDUs (--header: cards)",
      fitsasdf::cli::run_info},
     {"to-yaml", "write an ASDF file with every array inlined into the tree",
      fitsasdf::cli::run_to_yaml},
@@ -50,7 +50,7 @@ const Command kCommands[] = {
 void print_help(std::ostream& out) {
   out << "Usage: fitsasdf <command> [options]\n"
          "       fitsasdf --version | --help\n\n"
-         "Convert astronomical data between FITS and ASDF, and inspect ASDF files.\n\n"
+         "Convert astronomical data between FITS and ASDF, and inspect both.\n\n"
          "Commands:\n";
   std::size_t width = 0;
   for (const auto& c : kCommands) width = std::max(width, std::string_view(c.name).size());
