@@ -33,17 +33,17 @@ set(CPACK_PACKAGE_NAME fitsasdf)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_CONTACT "${FITSASDF_MAINTAINER}")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "convert astronomical data between FITS and ASDF, bit-exactly")
-set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "convert astronomical data between FITS and ASDF, bit-exactly
- fitsasdf converts FITS files (images, tables, random groups, tile-compressed
- HDUs, every header card) to ASDF, the Advanced Scientific Data Format, and
- back, byte for byte. It verifies round trips, compares files, converts whole
- archives in parallel with resume, validates ASDF files and edits them in
- place, crash-safe.
- .
- This package holds the fitsasdf command with its man pages and bash
- completion, and the libraries asdfcore (a complete ASDF library, with a C
- API compatible with libasdf's) and fitsasdf (the converters), with their
- headers, CMake package and pkg-config files.")
+# (CPack puts the summary first, indents the lines and turns the empty line into " .")
+set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "fitsasdf converts FITS files (images, tables, random groups,
+tile-compressed HDUs, every header card) to ASDF, the Advanced Scientific Data
+Format, and back, byte for byte. It verifies round trips, compares files,
+converts whole archives in parallel with resume, validates ASDF files and
+edits them in place, crash-safe.
+
+This package holds the fitsasdf command with its man pages and bash
+completion, and the libraries asdfcore (a complete ASDF library, with a C API
+compatible with libasdf's) and fitsasdf (the converters), with their headers,
+CMake package and pkg-config files.")
 set(CPACK_DEBIAN_PACKAGE_RELEASE ${FITSASDF_DEB_RELEASE})
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
@@ -51,6 +51,9 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
+# dpkg runs ldconfig once after the packages of a run are unpacked (Debian policy 8.1.1).
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${PROJECT_SOURCE_DIR}/packaging/deb/triggers)
+set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 # `fitsasdf validate` reads the ASDF Standard's schemas from python3-asdf-standard (and
 # astropy's from python3-asdf-astropy) where Debian installs them.
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3-asdf-standard")

@@ -71,7 +71,7 @@ LC_ALL=C MANPAGER=cat man fitsasdf 2>/dev/null | col -b | grep -q "fitsasdf-edit
 echo installed-package-ok'
 if [ -z "$how" ]; then
   how="a fresh Debian 12 root (debootstrap minbase)"
-  for d in proc dev; do
+  for d in proc dev dev/pts; do
     mount --bind "/$d" "$target/$d"
     mounted+=("$target/$d")
   done

@@ -25,7 +25,7 @@ case $kind in
     source=$1
     shift
     cmake -S "$source" -B "$work/shared-build" -DBUILD_SHARED_LIBS=ON -DFITSASDF_BUILD_TESTS=OFF \
-      -DFITSASDF_BUILD_PYTHON=OFF -DFITSASDF_BUILD_SAMPLES=OFF "$@" >"$work/shared-configure.log" || { cat "$work/shared-configure.log"; fail "configure"; }
+      -DFITSASDF_BUILD_PYTHON=OFF -DFITSASDF_BUILD_SAMPLES=OFF -DCMAKE_INSTALL_LIBDIR="$libdir" "$@" >"$work/shared-configure.log" || { cat "$work/shared-configure.log"; fail "configure"; }
     cmake --build "$work/shared-build" --target asdfcore converters \
       --parallel "${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}" >"$work/shared-build.log" ||
       { tail -50 "$work/shared-build.log"; fail "build of the shared libraries"; }

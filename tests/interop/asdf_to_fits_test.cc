@@ -104,8 +104,9 @@ RoundTrip round_trip(const fs::path& fits, const fs::path& dir,
   t.original = fits;
   t.asdf = dir / (fits.stem().string() + ".asdf");
   t.written = dir / (fits.stem().string() + ".back.fits");
-  std::vector<std::string> there{"convert",       fits.string(), "-o",
-                                 t.asdf.string(), "--no-fsync",  "-q"};
+  // (--overwrite: a case may convert the same input again with other options)
+  std::vector<std::string> there{"convert",  fits.string(), "-o",         t.asdf.string(),
+                                 "--no-fsync", "-q",        "--overwrite"};
   there.insert(there.end(), options.begin(), options.end());
   const RunResult a = run_cli(there);
   if (a.status == 2 && a.err.find("CFITSIO cannot open the file") != std::string::npos) {
@@ -115,7 +116,8 @@ RoundTrip round_trip(const fs::path& fits, const fs::path& dir,
   INFO(fits << ": " << a.err);
   REQUIRE(a.status == 0);
   const RunResult b =
-      run_cli({"convert", t.asdf.string(), "-o", t.written.string(), "--no-fsync", "-q"});
+      run_cli({"convert", t.asdf.string(), "-o", t.written.string(), "--no-fsync", "-q",
+               "--overwrite"});
   INFO(t.asdf << ": " << b.err);
   REQUIRE(b.status == 0);
   CHECK(b.err.empty());
