@@ -101,7 +101,7 @@ int run_batch(const std::vector<std::string>& args) {
   }
   const double html_interval = vm["html-interval"].as<double>();
   if (!(html_interval > 0)) throw po::error("--html-interval takes a number of seconds > 0");
-  batch::HtmlReportOptions html_options;
+  HtmlReportOptions html_options;
   html_options.thumbnails = vm["thumbnails"].as<std::size_t>();
 
   const fs::path outdir = fs::path(vm["output"].as<std::string>()).lexically_normal();
