@@ -29,12 +29,7 @@ using asdfcore::tree::NodePtr;
 
 constexpr std::string_view kSourcePrefix = "fits:";
 
-std::string upper_trimmed(std::string s) {
-  while (!s.empty() && s.back() == ' ') s.pop_back();
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-  return s;
-}
+using hdu::upper_trimmed;
 
 /// The FITS file with every HDU's header parsed.
 struct FitsWithHeaders {

@@ -1,6 +1,7 @@
 #include "hdu/hdu_converter.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 
@@ -14,6 +15,14 @@ using asdfcore::ErrorCode;
 using asdfcore::tree::Node;
 using asdfcore::tree::NodeKind;
 using asdfcore::tree::NodePtr;
+
+std::string upper_trimmed(std::string_view s) {
+  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return out;
+}
 
 NodePtr HeaderView::value(std::string_view keyword) const {
   for (const auto& c : cards_) {

@@ -20,6 +20,10 @@
 
 namespace fitsasdf::hdu {
 
+/// Return `s` without trailing blanks (not significant in a FITS string), in upper case: how
+/// EXTNAME and other names are compared.
+std::string upper_trimmed(std::string_view s);
+
 /// Looks keywords up in a parsed header (the first card with the keyword wins).
 class HeaderView {
  public:

@@ -8,10 +8,11 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <optional>
 
 #include "asdfcore/error.h"
+#include "compare/file_kind.h"
+#include "hdu/hdu_converter.h"
 #include "embedded/asdf_extension.h"
 #include "fits/fits_file.h"
 #include "info/image_header.h"
@@ -224,13 +225,10 @@ FitsHduInfo describe_hdu(const fits::HduExtent& extent, const std::vector<Card>&
   return h;
 }
 
+/// A name as astropy's `HDUList.index_of` compares it: stripped at both ends, upper case.
 std::string upper_trimmed(std::string_view s) {
   while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-  return out;
+  return hdu::upper_trimmed(s);
 }
 
 /// Parse a whole decimal integer (Python's `int()` of a plain number), or nullopt.
@@ -248,12 +246,11 @@ std::optional<long long> parse_int(std::string_view s) {
 }  // namespace
 
 bool is_fits_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  char head[9] = {};
-  in.read(head, sizeof head);
-  const std::string_view start(head, static_cast<std::size_t>(in.gcount()));
-  return start.starts_with("SIMPLE  =") || start.starts_with("\x1f\x8b") ||
-         start.starts_with("BZh") || start.starts_with("\x1f\x9d");
+  try {
+    return compare::file_kind(path) == compare::FileKind::kFits;
+  } catch (const Error&) {
+    return false;  // unreadable, or neither format: the ASDF path says what is wrong
+  }
 }
 
 FitsInfo describe_fits(const std::string& path, std::uint64_t max_memory) {

@@ -24,11 +24,7 @@ using asdfcore::ErrorCode;
 using asdfcore::ErrorContext;
 using fits::HduExtent;
 
-std::string upper_trimmed(std::string s) {
-  while (!s.empty() && s.back() == ' ') s.pop_back();
-  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return s;
-}
+using hdu::upper_trimmed;
 
 /// "HDU 1 (SCI,1)": the HDU 0-based, as astropy counts, with its name.
 std::string hdu_label(const HduExtent& extent, const std::vector<Card>& cards) {

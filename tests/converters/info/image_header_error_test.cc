@@ -7,6 +7,7 @@
 #include "fitsasdf/header.h"
 #include "info/image_header.h"
 #include "support/catch.h"
+#include "support/fits_builder.h"
 
 using fitsasdf::Card;
 using fitsasdf::parse_header;
@@ -20,11 +21,7 @@ std::string c(std::string text) {
 }
 
 std::vector<Card> cards_of(const std::vector<std::string>& images) {
-  std::string text;
-  for (const auto& i : images) text += i;
-  text += c("END");
-  text.resize((text.size() + 2879) / 2880 * 2880, ' ');  // whole header blocks
-  return parse_header(text, 2, "test.fits");
+  return parse_header(fitsasdf::test::fits_builder::header(images), 2, "test.fits");
 }
 
 const asdfcore::ErrorContext kWhere{.file = "test.fits", .hdu = 2};

@@ -10,6 +10,7 @@
 #include "asdfcore/error.h"
 #include "fitsasdf/header.h"
 #include "support/catch.h"
+#include "support/fits_builder.h"
 
 using fitsasdf::Card;
 using fitsasdf::parse_header;
@@ -25,11 +26,7 @@ std::string c(std::string text) {
 }
 
 std::vector<Card> cards_of(const std::vector<std::string>& images) {
-  std::string text;
-  for (const auto& i : images) text += i;
-  text += c("END");
-  text.resize((text.size() + 2879) / 2880 * 2880, ' ');  // whole header blocks
-  return parse_header(text, 2, "test.fits");
+  return parse_header(fitsasdf::test::fits_builder::header(images), 2, "test.fits");
 }
 
 std::vector<std::string> images_of(const std::vector<Card>& cards) {
