@@ -8,7 +8,6 @@
 #include <ctime>
 #include <map>
 #include <random>
-#include <sstream>
 
 #include "asdfcore/error.h"
 #include "asdfcore/io/atomic_file.h"

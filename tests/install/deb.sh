@@ -33,7 +33,9 @@ for want in 'libasdfcore\.so\.[0-9.]*$' 'libfitsasdf\.so\.[0-9.]*$' 'pkgconfig/f
 done
 ! grep -qE 'python|\.a$' <<<"$contents" || fail "the package holds a static library or Python files"
 # Every man page a command has.
-for command in $("$package_build/cli/fitsasdf" --help 2>/dev/null | awk '/^Commands:/{l=1;next} l&&/^  [a-z]/{print $1} l&&/^$/{exit}'); do
+commands=$("$package_build/cli/fitsasdf" --help 2>/dev/null | awk '/^Commands:/{l=1;next} l&&/^  [a-z]/{print $1} l&&/^$/{exit}')
+[ "$(wc -w <<<"$commands")" -ge 10 ] || fail "fitsasdf --help lists too few commands: $commands"
+for command in $commands; do
   grep -qxF "./usr/share/man/man1/fitsasdf-$command.1.gz" <<<"$contents" || fail "no man page for $command"
 done
 depends=$(dpkg-deb --field "$deb" Depends)
