@@ -14,6 +14,7 @@
 #include <csignal>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -24,6 +25,7 @@
 #include "asdfcore/error.h"
 #include "batch/batch_convert.h"
 #include "batch/batch_inputs.h"
+#include "batch/batch_plan.h"
 #include "batch/batch_progress.h"
 #include "batch/batch_report.h"
 #include "batch/batch_stop.h"
@@ -80,12 +82,19 @@ int run_batch(const std::vector<std::string>& args) {
     return merge_reports(vm["merge-reports"].as<std::string>(), reports, quiet);
   }
   if (!vm.count("output")) throw po::error("fitsasdf batch needs an output folder (-o OUTDIR)");
-  auto roots = std::make_unique<std::vector<std::string>>(values_of(vm, "inputs"));
-  for (const auto& list : values_of(vm, "from")) {
-    const auto paths = read_list(list);
-    roots->insert(roots->end(), paths.begin(), paths.end());
+  const auto roots = values_of(vm, "inputs");
+  const auto lists = values_of(vm, "from");
+  // A --from list is read as the inputs are listed; one that cannot be opened stops the batch
+  // before anything else.
+  for (const auto& list : lists) {
+    if (list != "-" && !std::ifstream(list)) {
+      throw asdfcore::Error(asdfcore::ErrorCode::kIo, "cannot read the list of inputs",
+                            asdfcore::ErrorContext{.file = list});
+    }
   }
-  if (roots->empty()) throw po::error("fitsasdf batch needs inputs (files, folders or --from)");
+  if (roots.empty() && lists.empty()) {
+    throw po::error("fitsasdf batch needs inputs (files, folders or --from)");
+  }
   ConvertSettings settings;
   settings.to_asdf = fits_to_asdf_options(vm);
   settings.to_fits = asdf_to_fits_options(vm);
@@ -112,13 +121,20 @@ int run_batch(const std::vector<std::string>& args) {
               << "; make the output folder writable and run the same command again\n";
     return kExitIo;
   }
-  const std::vector<Item> items = list_items(*roots, outdir, shard);
-  roots.reset();  // the items are all that is kept of the inputs
-  const auto stale = remove_stale_temporaries(items, outdir, report_path);
-  if (!stale.empty() && !quiet) {
-    std::cerr << "fitsasdf batch: removed " << stale.size()
+  // The run's work files (the inputs listed, the report's lines sorted) live in OUTDIR, on the
+  // disk the outputs go to; a folder a killed run left there is removed first.
+  WorkFolder::remove_abandoned(outdir, kWorkPrefix);
+  const WorkFolder work(outdir, kWorkPrefix);
+  Plan plan;
+  {
+    InputWalker walker(roots, lists, outdir, shard);
+    plan = plan_batch(walker, outdir, report_path, work.path(), !report_path.empty());
+  }
+  if (plan.removed_temporaries > 0 && !quiet) {
+    std::cerr << "fitsasdf batch: removed " << plan.removed_temporaries
               << " temporary files left by an interrupted run\n";
   }
+  const std::uint64_t count = plan.count;
   // What stops the batch when the report cannot be written: the cause (errno `err`, or the
   // library's `message` when it names none of the fatal ones) and the report's name.
   auto report_failure = [&](int err, const std::string& message) {
@@ -128,7 +144,7 @@ int run_batch(const std::vector<std::string>& args) {
   };
   std::unique_ptr<ReportFile> report_file;
   try {
-    report_file = std::make_unique<ReportFile>(report_path, items.size());
+    report_file = std::make_unique<ReportFile>(report_path, work.path(), std::move(plan.by_name));
   } catch (const asdfcore::Error& e) {
     std::cerr << "fitsasdf batch: stopped before the first file: "
               << report_failure(fatal_errno_in(e.message()), e.message())
@@ -140,14 +156,12 @@ int run_batch(const std::vector<std::string>& args) {
   // From here on SIGINT and SIGTERM are received by the monitor thread only.
   const BlockedSignals signals;
   Counters counters;
-  std::uint64_t total_bytes = 0;
-  for (const auto& item : items) total_bytes += item.size;
-  Progress progress(progress_mode(quiet), items.size(), total_bytes, counters, interval);
+  Progress progress(progress_mode(quiet), count, plan.bytes, counters, interval);
   StopFlag stop;
 
   unsigned jobs = vm["jobs"].as<unsigned>();
   if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
-  jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, std::max<std::size_t>(1, items.size())));
+  jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, std::max<std::uint64_t>(1, count)));
   // Without --threads, the cores are shared out among the workers instead of each worker
   // starting one compression thread per core.
   if (settings.to_asdf.threads == 0) {
@@ -155,13 +169,20 @@ int run_batch(const std::vector<std::string>& args) {
   }
 
   const auto start = std::chrono::steady_clock::now();
-  std::atomic<std::size_t> next{0};
+  PlanReader inputs(plan, report.earlier_lines());
   auto worker = [&] {
+    std::uint64_t i = 0;
+    Item item;
+    std::optional<Line> earlier;
     while (!stop.requested()) {
-      const std::size_t i = next++;
-      if (i >= items.size()) break;
-      const Item& item = items[i];
-      const Outcome outcome = convert_one(item, settings, report.previous(item.input));
+      try {
+        if (!inputs.next(i, item, earlier)) break;
+      } catch (const asdfcore::Error& e) {
+        stop.request(StopReason::kFatal, std::string("cannot read the list of inputs back: ") +
+                                             e.what());
+        break;
+      }
+      const Outcome outcome = convert_one(item, settings, earlier);
       if (!outcome.fatal.empty()) {
         stop.request(StopReason::kFatal, outcome.fatal);
         break;
@@ -193,7 +214,7 @@ int run_batch(const std::vector<std::string>& args) {
     const auto begin = Clock::now();
     HtmlReportOptions o;
     o.in_progress = "in progress: " + std::to_string(counters.done.load()) + " of " +
-                    std::to_string(items.size()) + " inputs done";
+                    std::to_string(count) + " inputs done";
     try {
       write_html_report({report_path}, html_path, o);
     } catch (const asdfcore::Error&) {
@@ -245,8 +266,7 @@ int run_batch(const std::vector<std::string>& args) {
   extra["message"] = message;
   Line summary;
   try {
-    summary = report.finish(
-        items.size(), [&](std::size_t i) -> const std::string& { return items[i].input; }, extra);
+    summary = report.finish(count, extra);
   } catch (const asdfcore::Error& e) {
     // The report keeps the lines appended so far (the rewrite is atomic), enough to resume;
     // the batch stops as for any fatal condition, whatever stopped it before.
@@ -266,15 +286,15 @@ int run_batch(const std::vector<std::string>& args) {
   }
   const std::size_t done = counters.done.load();
   if (!quiet) {
-    std::cerr << "fitsasdf batch: " << items.size()
+    std::cerr << "fitsasdf batch: " << count
               << " inputs: " << done - counters.failed - counters.skipped << " converted, "
               << counters.skipped << " skipped (complete), " << counters.failed << " failed"
-              << (done < items.size() ? ", " + std::to_string(items.size() - done) + " not done"
+              << (done < count ? ", " + std::to_string(count - done) + " not done"
                                       : std::string())
               << " in " << seconds << " s\n";
   }
-  const std::string left = std::to_string(items.size() - done) + " of " +
-                           std::to_string(items.size()) + " inputs not done";
+  const std::string left = std::to_string(count - done) + " of " +
+                           std::to_string(count) + " inputs not done";
   if (reason == StopReason::kInterrupted) {
     std::cerr << "fitsasdf batch: " << message << ": " << left
               << "; run the same command again to resume\n";

@@ -1,63 +1,57 @@
-// Listing the inputs of `fitsasdf batch`: folders recursed, --from lists read, shards kept,
-// outputs named.
+// The inputs of `fitsasdf batch`: folders walked lazily, --from lists read as they are
+// consumed, shards kept.
 #include "batch/batch_inputs.h"
 
 #include <algorithm>
 #include <boost/program_options.hpp>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <system_error>
-#include <unordered_map>
 
 #include "asdfcore/error.h"
-#include "conversion_options.h"
 
 namespace fs = std::filesystem;
 
 namespace fitsasdf::cli::batch {
+
 namespace {
 
-/// Compare relative paths component by component ("a/b" before "a-b/c"), as paths compare.
-bool path_less(const std::string& a, const std::string& b) {
-  return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
-    return (x == '/' ? '\0' : x) < (y == '/' ? '\0' : y);
-  });
-}
+enum class EntryKind { kFile, kFolder, kLink, kOther };
+using Entries = std::vector<std::pair<std::string, EntryKind>>;
 
-/// Add `root` to `items`: a folder's regular files (recursed, sorted by relative path; the
-/// folder `skip`, the output folder, left out), or the file itself; only those of `shard`.
-void collect(const fs::path& root, const fs::path& skip, const std::optional<Shard>& shard,
-             std::vector<Item>& items) {
-  auto keep = [&](const std::string& relative) {
-    return !shard || fnv1a(relative) % shard->n == shard->k;
-  };
-  if (fs::is_directory(root)) {
-    std::vector<Item> found;
-    for (auto it =
-             fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied);
-         it != fs::recursive_directory_iterator(); ++it) {
-      const auto& entry = *it;
-      std::error_code ec;
-      if (entry.is_directory() && fs::equivalent(entry.path(), skip, ec)) {
-        it.disable_recursion_pending();
-      } else if (entry.is_regular_file()) {
-        std::string relative = entry.path().lexically_relative(root).generic_string();
-        if (keep(relative)) found.push_back({entry.path().string(), std::move(relative)});
-      }
+/// Return the entries of `folder` (none when it cannot be opened, as a folder without
+/// permission), sorted by name. Sorting the names of each folder and walking depth first gives
+/// the order of relative paths compared component by component ("a/b" before "a-b").
+Entries read_folder(const fs::path& folder) {
+  Entries out;
+  std::error_code ec;
+  fs::directory_iterator it(folder, fs::directory_options::skip_permission_denied, ec);
+  if (ec) return out;
+  for (; it != fs::directory_iterator(); it.increment(ec)) {
+    std::error_code type_ec;
+    // The kinds come from the folder's entries (d_type) where the file system gives them.
+    EntryKind kind = EntryKind::kOther;
+    if (it->is_symlink(type_ec)) {
+      kind = EntryKind::kLink;
+    } else if (it->is_directory(type_ec)) {
+      kind = EntryKind::kFolder;
+    } else if (it->is_regular_file(type_ec)) {
+      kind = EntryKind::kFile;
     }
-    std::sort(found.begin(), found.end(),
-              [](const Item& a, const Item& b) { return path_less(a.relative, b.relative); });
-    items.insert(items.end(), std::make_move_iterator(found.begin()),
-                 std::make_move_iterator(found.end()));
-  } else {
-    // A missing or unreadable file is kept: its conversion fails and says why.
-    std::string relative = root.filename().generic_string();
-    if (keep(relative)) items.push_back({root.string(), std::move(relative)});
+    out.emplace_back(it->path().filename().string(), kind);
+    if (ec) break;
   }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 }  // namespace
+
+/// One folder being walked: its entries, sorted by name, and the next one to look at.
+struct InputWalker::Folder {
+  std::string relative;  ///< "" for the root.
+  Entries entries;
+  std::size_t at = 0;
+};
 
 std::uint64_t fnv1a(const std::string& bytes) {
   std::uint64_t h = 14695981039346656037ull;
@@ -86,50 +80,103 @@ Shard parse_shard(const std::string& value) {
                                       value + "'");
 }
 
-std::vector<std::string> read_list(const std::string& name) {
-  std::ifstream file;
-  std::istream* in = &std::cin;
-  if (name != "-") {
-    file.open(name);
-    if (!file) {
-      throw asdfcore::Error(asdfcore::ErrorCode::kIo, "cannot read the list of inputs",
-                            asdfcore::ErrorContext{.file = name});
-    }
-    in = &file;
-  }
-  std::vector<std::string> paths;
-  std::string line;
-  while (std::getline(*in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (!line.empty()) paths.push_back(line);
-  }
-  return paths;
+InputWalker::InputWalker(std::vector<std::string> roots, std::vector<std::string> lists,
+                         fs::path outdir, std::optional<Shard> shard)
+    : roots_(std::move(roots)),
+      lists_(std::move(lists)),
+      outdir_(std::move(outdir)),
+      shard_(shard) {}
+
+InputWalker::~InputWalker() = default;
+
+bool InputWalker::keep(const std::string& relative) const {
+  return !shard_ || fnv1a(relative) % shard_->n == shard_->k;
 }
 
-std::vector<Item> list_items(const std::vector<std::string>& roots, const fs::path& outdir,
-                             const std::optional<Shard>& shard) {
-  std::vector<Item> items;
-  // The shard is kept while listing, so that only its items are ever held.
-  for (const auto& root : roots) collect(root, outdir, shard, items);
-  // Directions and outputs, in list order: of two inputs with the same output the first wins.
-  std::unordered_map<std::string, std::size_t> claimed;
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    Item& item = items[i];
-    item.asdf_input = is_asdf(item.input);
-    std::error_code ec;
-    const auto size = fs::file_size(item.input, ec);
-    item.size = ec ? 0 : size;
-    item.output = (outdir / (item.asdf_input ? default_fits_name(item.relative)
-                                             : default_asdf_name(item.relative)))
-                      .lexically_normal()
-                      .string();
-    const auto [at, fresh] = claimed.emplace(item.output, i);
-    if (!fresh) {
-      item.clash = "its output " + item.output + " is the output of " + items[at->second].input +
-                   " already; convert it on its own";
-    }
+bool InputWalker::next_root(std::string& root) {
+  if (next_root_ < roots_.size()) {
+    root = roots_[next_root_++];
+    return true;
   }
-  return items;
+  std::string line;
+  while (true) {
+    if (list_ == nullptr) {
+      if (next_list_ >= lists_.size()) return false;
+      const std::string& name = lists_[next_list_++];
+      if (name == "-") {
+        list_ = &std::cin;
+      } else {
+        list_file_ = std::ifstream(name);
+        if (!list_file_) {
+          throw asdfcore::Error(asdfcore::ErrorCode::kIo, "cannot read the list of inputs",
+                                asdfcore::ErrorContext{.file = name});
+        }
+        list_ = &list_file_;
+      }
+    }
+    while (std::getline(*list_, line)) {
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (!line.empty()) {
+        root = std::move(line);
+        return true;
+      }
+    }
+    if (list_->bad()) {
+      throw asdfcore::Error(asdfcore::ErrorCode::kIo, "cannot read the list of inputs",
+                            asdfcore::ErrorContext{.file = lists_[next_list_ - 1]});
+    }
+    list_file_.close();
+    list_ = nullptr;
+  }
+}
+
+bool InputWalker::next(Item& item) {
+  using Kind = EntryKind;
+  while (true) {
+    while (!stack_.empty()) {
+      Folder& folder = *stack_.back();
+      if (folder.at >= folder.entries.size()) {
+        stack_.pop_back();
+        continue;
+      }
+      const auto& [name, kind] = folder.entries[folder.at++];
+      const std::string relative = folder.relative.empty() ? name : folder.relative + "/" + name;
+      const fs::path path = walk_root_ / relative;
+      if (kind == Kind::kFolder) {
+        std::error_code ec;
+        if (fs::equivalent(path, outdir_, ec)) continue;  // the outputs are not inputs
+        auto inner = std::make_unique<Folder>();
+        inner->relative = relative;
+        inner->entries = read_folder(path);
+        stack_.push_back(std::move(inner));
+        continue;
+      }
+      if (kind == Kind::kOther || !keep(relative)) continue;
+      std::error_code ec;
+      if (kind == Kind::kLink && !fs::is_regular_file(path, ec)) continue;
+      item = Item{};
+      item.input = path.string();
+      item.relative = relative;
+      return true;
+    }
+    std::string root;
+    if (!next_root(root)) return false;
+    std::error_code ec;
+    if (fs::is_directory(root, ec)) {
+      walk_root_ = root;
+      auto top = std::make_unique<Folder>();
+      top->entries = read_folder(root);
+      stack_.push_back(std::move(top));
+      continue;
+    }
+    // A missing or unreadable file is kept: its conversion fails and says why.
+    std::string relative = fs::path(root).filename().generic_string();
+    if (!keep(relative)) continue;
+    item = Item{};
+    item.input = std::move(root);
+    item.relative = std::move(relative);
+    return true;
+  }
 }
 
 }  // namespace fitsasdf::cli::batch

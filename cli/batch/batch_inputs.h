@@ -1,11 +1,13 @@
 #pragma once
-// The inputs of `fitsasdf batch`: files and folders (recursed) and --from lists become a list of
-// items, each with its output under OUTDIR, its direction told by content and its shard.
+// The inputs of `fitsasdf batch`, as a stream: files given, folders walked lazily (one folder's
+// entries held at a time, in a stable sorted order) and --from lists read a line at a time, each
+// input kept only when it belongs to the shard. Nothing here grows with the number of inputs.
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
+#include <memory>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace fitsasdf::cli::batch {
@@ -34,17 +36,40 @@ std::uint64_t fnv1a(const std::string& bytes);
 /// Parse "K/N" (0 <= K < N); throw a usage error for anything else.
 Shard parse_shard(const std::string& value);
 
-/// Read the paths of a --from list ("-" for standard input), one a line, blank lines skipped.
-/// Throws `asdfcore::Error` (io) when the list cannot be read.
-std::vector<std::string> read_list(const std::string& name);
+/// The inputs of a batch, one at a time, in a fixed order: the roots given on the command line,
+/// then the lines of each --from list ("-" for standard input; blank lines skipped), each root
+/// a file (kept as given, a missing one too, so that its conversion says what is wrong) or a
+/// folder (its regular files, recursed in sorted order of their relative paths, symbolic links
+/// to files followed, links to folders and the folder `outdir` left out). Only the inputs of
+/// `shard` are given, told by their relative path before anything else is asked of them.
+/// Memory: the entries of the folders on the path to the current one.
+class InputWalker {
+ public:
+  InputWalker(std::vector<std::string> roots, std::vector<std::string> lists,
+              std::filesystem::path outdir, std::optional<Shard> shard);
+  ~InputWalker();
+  InputWalker(const InputWalker&) = delete;
+  InputWalker& operator=(const InputWalker&) = delete;
 
-/// List the items of `roots` (folders recursed in sorted order, the folder `outdir` left out;
-/// files as given, a missing one kept so that its conversion says what is wrong), keep those of
-/// `shard`, and give each its direction, size and output under `outdir`. Of two inputs with the
-/// same output the first in list order wins; the other gets a `clash`. Memory: one Item per
-/// input of the shard (three paths as strings).
-std::vector<Item> list_items(const std::vector<std::string>& roots,
-                             const std::filesystem::path& outdir,
-                             const std::optional<Shard>& shard);
+  /// Put the next input into `item` (input and relative only); return false after the last.
+  /// Throws `asdfcore::Error` (io) when a --from list cannot be read.
+  bool next(Item& item);
+
+ private:
+  struct Folder;
+  bool next_root(std::string& root);
+  bool keep(const std::string& relative) const;
+
+  std::vector<std::string> roots_;
+  std::vector<std::string> lists_;
+  std::size_t next_root_ = 0;
+  std::size_t next_list_ = 0;
+  std::ifstream list_file_;
+  std::istream* list_ = nullptr;
+  std::filesystem::path outdir_;
+  std::optional<Shard> shard_;
+  std::filesystem::path walk_root_;
+  std::vector<std::unique_ptr<Folder>> stack_;  ///< The folders being walked, outermost first.
+};
 
 }  // namespace fitsasdf::cli::batch

@@ -13,6 +13,7 @@
 
 #include "asdfcore/error.h"
 #include "asdfcore/io/atomic_file.h"
+#include "batch/batch_stop.h"
 
 namespace fs = std::filesystem;
 
@@ -71,25 +72,51 @@ class Tally {
 
 namespace {
 
-/// Replace the report `path` atomically by `lines` (JSON texts), one a line, then `summary`
-/// unless null; written in chunks, never held whole.
-void write_report(const fs::path& path, const std::vector<const std::string*>& lines,
-                  const Line& summary) {
-  asdfcore::io::AtomicFile out(path.string(), true);
-  std::string chunk;
-  auto flush = [&] {
-    out.write(std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(chunk.data()),
-                                            chunk.size()));
-    chunk.clear();
-  };
-  for (const auto* line : lines) {
-    chunk += *line;
-    chunk += '\n';
-    if (chunk.size() >= (std::size_t{1} << 20)) flush();
+/// A report written whole to a temporary and renamed into place (each input once): lines are
+/// gathered in chunks of 1 MiB, never held whole.
+class ReportWriter {
+ public:
+  explicit ReportWriter(const fs::path& path) : out_(path.string(), true) {}
+  void add(const std::string& text) {
+    chunk_ += text;
+    chunk_ += '\n';
+    if (chunk_.size() >= (std::size_t{1} << 20)) flush();
   }
-  if (!summary.is_null()) chunk += summary.dump() + "\n";
-  flush();
-  out.commit();
+  /// Write `summary` (unless null) last and put the file in place.
+  void commit(const Line& summary) {
+    if (!summary.is_null()) chunk_ += summary.dump() + "\n";
+    flush();
+    out_.commit();
+  }
+
+ private:
+  void flush() {
+    out_.write(std::span<const std::uint8_t>(
+        reinterpret_cast<const std::uint8_t*>(chunk_.data()), chunk_.size()));
+    chunk_.clear();
+  }
+  asdfcore::io::AtomicFile out_;
+  std::string chunk_;
+};
+
+/// Give `take` the last value of each key of `sorted` (values of a key come in the order added).
+void last_of_each_key(SortedStream& sorted,
+                      const std::function<void(const std::string& key, std::string& value)>& take) {
+  std::string key, value, group, latest;
+  bool more = sorted.next(key, value);
+  while (more) {
+    group.swap(key);
+    latest.swap(value);
+    while ((more = sorted.next(key, value)) && key == group) latest.swap(value);
+    take(group, latest);
+  }
+}
+
+/// Return true when `summary` (a report's last line) shows a run that ended with every input
+/// done: present, not stopped, nothing left.
+bool complete_run(const Line& summary) {
+  return !summary.is_null() && summary.value("stopped", Line()).is_null() &&
+         summary.value("not_done", std::uint64_t{0}) == 0;
 }
 
 }  // namespace
@@ -117,28 +144,61 @@ void read_report(const fs::path& path, const std::function<void(Line&&)>& take, 
   }
 }
 
-Line summarize(const std::vector<const std::string*>& lines) {
-  Tally tally;
-  for (const auto* text : lines) tally.add(Line::parse(*text));
-  return tally.summary();
+void read_latest_lines(const std::vector<fs::path>& paths, const fs::path& work_parent,
+                       const std::function<void(const std::string&)>& take,
+                       std::vector<Line>* summaries) {
+  const WorkFolder work(work_parent, kWorkPrefix);
+  ExternalSorter by_input(work.path(), "lines", kSortBudget);
+  for (const auto& path : paths) {
+    Line summary;
+    read_report(
+        path, [&](Line&& line) { by_input.add(line["input"].get<std::string>(), line.dump()); },
+        &summary);
+    if (summaries) summaries->push_back(std::move(summary));
+  }
+  SortedStream sorted = by_input.sorted();
+  last_of_each_key(sorted, [&](const std::string&, std::string& text) { take(text); });
 }
 
-ReportFile::ReportFile(const fs::path& path, std::size_t count) : path_(path) {
+ReportFile::ReportFile(const fs::path& path, const fs::path& work, SortedStream by_name)
+    : path_(path), work_(work) {
   if (path_.empty()) {
     tally_ = std::make_unique<Tally>();
     return;
   }
-  this_run_.resize(count);
+  ExternalSorter previous(work_, "previous", kSortBudget);
   read_report(path_, [&](Line&& line) {
-    const std::string input = line["input"].get<std::string>();
-    previous_[input] = line.dump();
+    previous.add(line["input"].get<std::string>(), line.dump());
   });
   std::error_code ec;
   if (!path_.parent_path().empty()) fs::create_directories(path_.parent_path(), ec);
-  // Start from the previous lines, each input once, without a line cut by a kill.
-  std::vector<const std::string*> lines;
-  for (const auto& [input, text] : previous_) lines.push_back(&text);
-  write_report(path_, lines, Line());
+  // Start from the previous lines, each input once, without a line cut by a kill; and give
+  // each input of this run (both sorted by input) its previous line, by input number.
+  ExternalSorter earlier(work_, "earlier-by-index", kSortBudget);
+  {
+    ReportWriter start(path_);
+    SortedStream lines = previous.sorted();
+    std::string name, index;
+    bool more = by_name.next(name, index);
+    last_of_each_key(lines, [&](const std::string& input, std::string& text) {
+      start.add(text);
+      while (more && name < input) more = by_name.next(name, index);
+      while (more && name == input) {
+        earlier.add(index, text);
+        more = by_name.next(name, index);
+      }
+    });
+    start.commit(Line());
+  }
+  if (earlier.size() > 0) {
+    earlier_ = work_ / "earlier";
+    RecordWriter out(earlier_);
+    SortedStream sorted = earlier.sorted();
+    std::string key, value;
+    while (sorted.next(key, value)) out.write(key, value);
+    out.close();
+  }
+  journal_ = std::make_unique<RecordWriter>(work_ / "journal");
   fd_ = open(path_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
   if (fd_ < 0) {
     throw asdfcore::Error(asdfcore::ErrorCode::kIo,
@@ -152,13 +212,7 @@ ReportFile::~ReportFile() {
   if (fd_ >= 0) close(fd_);
 }
 
-std::optional<Line> ReportFile::previous(const std::string& input) const {
-  const auto it = previous_.find(input);
-  if (it == previous_.end()) return std::nullopt;
-  return Line::parse(it->second);
-}
-
-int ReportFile::append(std::size_t index, const Line& line) {
+int ReportFile::append(std::uint64_t index, const Line& line) {
   const std::lock_guard<std::mutex> lock(mutex_);
   ++appended_;
   if (tally_) {
@@ -166,7 +220,12 @@ int ReportFile::append(std::size_t index, const Line& line) {
     return 0;
   }
   std::string text = line.dump();
-  this_run_.at(index) = text;
+  try {
+    journal_->write(index_key(index), text);
+  } catch (const asdfcore::Error& e) {
+    const int code = fatal_errno_in(e.message());
+    return code != 0 ? code : EIO;
+  }
   text += "\n";
   std::size_t done = 0;
   while (done < text.size()) {
@@ -180,9 +239,7 @@ int ReportFile::append(std::size_t index, const Line& line) {
   return 0;
 }
 
-Line ReportFile::finish(std::size_t count,
-                        const std::function<const std::string&(std::size_t)>& inputs,
-                        Line summary) {
+Line ReportFile::finish(std::uint64_t count, Line summary) {
   const std::lock_guard<std::mutex> lock(mutex_);
   if (tally_) {  // no report file
     Line counted = tally_->summary();
@@ -191,80 +248,98 @@ Line ReportFile::finish(std::size_t count,
     for (auto& [key, value] : summary.items()) counted[key] = value;
     return counted;
   }
-  std::vector<const std::string*> lines;
-  std::size_t not_done = 0;
+  if (fd_ >= 0) {
+    close(fd_);
+    fd_ = -1;
+  }
+  // This run's lines, put in input order (workers finish out of order).
+  journal_->close();
+  ExternalSorter by_index(work_, "journal-by-index", kSortBudget);
+  {
+    RecordReader journal(work_ / "journal");
+    std::string key, value;
+    while (journal.next(key, value)) by_index.add(key, value);
+  }
+  SortedStream now = by_index.sorted();
+  std::optional<RecordReader> before;
+  if (!earlier_.empty()) before.emplace(earlier_);
+  std::string now_key, now_text, before_key, before_text;
+  bool have_now = now.next(now_key, now_text);
+  bool have_before = before && before->next(before_key, before_text);
+
+  ReportWriter out(path_);
+  std::uint64_t not_done = 0;
   Tally tally;
-  for (std::size_t i = 0; i < count; ++i) {
-    const std::string& input = inputs(i);
-    const std::string& now = this_run_.at(i);
-    const auto before = previous_.find(input);
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const bool is_now = have_now && key_index(now_key) == i;
+    const bool is_before = have_before && key_index(before_key) == i;
     const std::string* chosen = nullptr;
-    if (!now.empty()) {
-      chosen = &now;
-      if (before != previous_.end()) {
+    if (is_now) {
+      chosen = &now_text;
+      if (is_before) {
         // Skipped as complete: the line of the run that made the output says more.
-        const Line line = Line::parse(now);
-        const Line earlier = Line::parse(before->second);
+        const Line line = Line::parse(now_text);
+        const Line earlier = Line::parse(before_text);
         if (status_of(line) == "skipped" && status_of(earlier) == "ok" &&
             earlier.value("output", "") == line.value("output", "") &&
             (!line.contains("verify") || earlier.value("verify", "") == "identical")) {
-          chosen = &before->second;
+          chosen = &before_text;
         }
       }
-    } else if (before != previous_.end()) {
-      chosen = &before->second;
+    } else if (is_before) {
+      chosen = &before_text;
     }
     if (chosen) {
-      lines.push_back(chosen);
+      out.add(*chosen);
       tally.add(Line::parse(*chosen));
     } else {
       ++not_done;
     }
+    if (is_now) have_now = now.next(now_key, now_text);
+    if (is_before) have_before = before->next(before_key, before_text);
   }
   Line counted = tally.summary();
   counted["inputs"] = count;
   counted["not_done"] = not_done;
   for (auto& [key, value] : summary.items()) counted[key] = value;
-  if (fd_ >= 0) {
-    close(fd_);
-    fd_ = -1;
-  }
-  write_report(path_, lines, counted);
+  out.commit(counted);
   return counted;
 }
 
 int merge_reports(const fs::path& out, const std::vector<std::string>& inputs, bool quiet) {
-  LineTexts by_input;
-  std::vector<std::string> incomplete;
+  std::vector<fs::path> paths;
   for (const auto& name : inputs) {
     if (!fs::exists(name)) {
       throw asdfcore::Error(asdfcore::ErrorCode::kIo, "no such report",
                             asdfcore::ErrorContext{.file = name});
     }
-    Line summary;
-    read_report(
-        name,
-        [&](Line&& line) {
-          const std::string input = line["input"].get<std::string>();
-          by_input[input] = line.dump();
-        },
-        &summary);
-    if (summary.is_null() || !summary.value("stopped", Line()).is_null() ||
-        summary.value("not_done", std::uint64_t{0}) > 0) {
-      incomplete.push_back(name);
-    }
+    paths.emplace_back(name);
   }
-  std::vector<const std::string*> lines;
-  lines.reserve(by_input.size());
-  for (const auto& [input, text] : by_input) lines.push_back(&text);
-  Line summary = summarize(lines);
+  if (!out.parent_path().empty()) fs::create_directories(out.parent_path());
+  const fs::path folder = out.parent_path().empty() ? fs::path(".") : out.parent_path();
+  ReportWriter writer(out);
+  Tally tally;
+  std::vector<Line> summaries;
+  std::uint64_t lines = 0;
+  read_latest_lines(
+      paths, folder,
+      [&](const std::string& text) {
+        writer.add(text);
+        tally.add(Line::parse(text));
+        ++lines;
+      },
+      &summaries);
+  std::vector<std::string> incomplete;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (!complete_run(summaries[i])) incomplete.push_back(inputs[i]);
+  }
+  Line summary = tally.summary();
   summary["reports"] = inputs.size();
   summary["incomplete_reports"] = incomplete;
-  if (!out.parent_path().empty()) fs::create_directories(out.parent_path());
-  write_report(out, lines, summary);
+  writer.commit(summary);
   const std::size_t failed = summary["failed"].get<std::size_t>();
   if (!quiet) {
-    std::cerr << "fitsasdf batch: merged " << inputs.size() << " reports: " << lines.size()
+    std::cerr << "fitsasdf batch: merged " << inputs.size() << " reports: " << lines
               << " inputs, " << summary["ok"].get<std::size_t>() << " ok, "
               << summary["skipped"].get<std::size_t>() << " skipped, " << failed << " failed\n";
     for (const auto& name : incomplete) {

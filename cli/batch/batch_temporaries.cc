@@ -1,8 +1,6 @@
 // Finding and removing the temporaries an interrupted batch left behind; probing OUTDIR.
 #include "batch/batch_temporaries.h"
 
-#include <map>
-#include <set>
 #include <system_error>
 
 #include "asdfcore/error.h"
@@ -30,33 +28,36 @@ bool is_temporary_of(const std::string& name, const std::string& final_name) {
   return !final_name.empty() && final_name_of(name) == final_name;
 }
 
-std::vector<fs::path> remove_stale_temporaries(const std::vector<Item>& items,
-                                               const fs::path& outdir, const fs::path& report) {
-  // Folder -> the final names whose temporaries are ours.
-  std::map<fs::path, std::set<std::string>> owned;
-  for (const auto& item : items) {
-    const fs::path output(item.output);
-    owned[output.parent_path()].insert(output.filename().string());
+Temporaries temporaries_in(const fs::path& folder) {
+  Temporaries found;
+  std::error_code ec;
+  fs::directory_iterator it(folder, ec);
+  if (ec) return found;  // not made yet: nothing in it
+  for (; it != fs::directory_iterator(); it.increment(ec)) {
+    std::string final_name = final_name_of(it->path().filename().string());
+    if (final_name.empty()) continue;
+    std::error_code type_ec;
+    if (it->is_regular_file(type_ec)) found[std::move(final_name)].push_back(it->path());
   }
-  owned[outdir.lexically_normal()].insert(kProbeName);
+  return found;
+}
+
+std::size_t remove_temporaries_of(const Temporaries& found, const std::string& final_name) {
+  const auto it = found.find(final_name);
+  if (it == found.end()) return 0;
+  std::size_t removed = 0;
+  for (const auto& path : it->second) {
+    std::error_code ec;
+    if (fs::remove(path, ec)) ++removed;
+  }
+  return removed;
+}
+
+std::size_t remove_own_temporaries(const fs::path& outdir, const fs::path& report) {
+  std::size_t removed = remove_temporaries_of(temporaries_in(outdir), kProbeName);
   if (!report.empty()) {
     const fs::path folder = report.parent_path().empty() ? fs::path(".") : report.parent_path();
-    owned[folder.lexically_normal()].insert(report.filename().string());
-  }
-  std::vector<fs::path> removed;
-  for (const auto& [folder, names] : owned) {
-    std::error_code ec;
-    fs::directory_iterator it(folder, ec);
-    if (ec) continue;  // not made yet: nothing in it
-    for (; it != fs::directory_iterator(); it.increment(ec)) {
-      const std::string name = it->path().filename().string();
-      const std::string final_name = final_name_of(name);
-      if (final_name.empty() || !names.count(final_name)) continue;
-      std::error_code type_ec;
-      if (!it->is_regular_file(type_ec)) continue;
-      std::error_code rm_ec;
-      if (fs::remove(it->path(), rm_ec)) removed.push_back(it->path());
-    }
+    removed += remove_temporaries_of(temporaries_in(folder), report.filename().string());
   }
   return removed;
 }

@@ -5,10 +5,9 @@
 // starts.
 #include <cstddef>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
-
-#include "batch/batch_inputs.h"
 
 namespace fitsasdf::cli::batch {
 
@@ -19,12 +18,22 @@ inline constexpr const char* kProbeName = ".fitsasdf-batch-probe";
 /// ".tmp-" + 6 characters (mkstemp's suffix).
 bool is_temporary_of(const std::string& name, const std::string& final_name);
 
-/// Remove the temporaries of `outputs` (in their folders, only those named after one of them,
-/// so other shards' files in the same OUTDIR are left alone), of the probe in `outdir` and of
-/// `report` (when not empty). Return the paths removed. Errors are ignored (the file stays).
-std::vector<std::filesystem::path> remove_stale_temporaries(const std::vector<Item>& items,
-                                                            const std::filesystem::path& outdir,
-                                                            const std::filesystem::path& report);
+/// The temporaries found in one folder, by the final name they are a temporary of.
+using Temporaries = std::map<std::string, std::vector<std::filesystem::path>>;
+
+/// Return the files of `folder` named like a temporary (none when the folder cannot be read).
+/// Memory: the temporaries, not the folder's other files.
+Temporaries temporaries_in(const std::filesystem::path& folder);
+
+/// Remove the temporaries of the final name `final_name` listed in `found`; return how many
+/// went. Errors are ignored (the file stays).
+std::size_t remove_temporaries_of(const Temporaries& found, const std::string& final_name);
+
+/// Remove the temporaries of the probe in `outdir` and of `report` (when not empty). Return
+/// how many went. The outputs' own are removed as the batch lists its inputs, folder by folder
+/// (batch_plan.h), so that other shards' files in the same OUTDIR are left alone.
+std::size_t remove_own_temporaries(const std::filesystem::path& outdir,
+                                   const std::filesystem::path& report);
 
 /// Create `outdir` (and its parents) and check that a file can be written in it, by making and
 /// removing a temporary there. Throws `asdfcore::Error` (io) saying why not.

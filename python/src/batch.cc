@@ -15,6 +15,7 @@
 #include "asdfcore/error.h"
 #include "batch/batch_convert.h"
 #include "batch/batch_inputs.h"
+#include "batch/batch_plan.h"
 #include "batch/batch_report.h"
 #include "batch/batch_temporaries.h"
 #include "bindings.h"
@@ -55,25 +56,37 @@ std::string batch(const std::vector<py::object>& input_args, const py::object& o
   run_call(control, progress, [&] {
     fs::create_directories(outdir);
     probe_output_folder(outdir);
-    const std::vector<Item> items = list_items(roots, outdir, std::nullopt);
-    remove_stale_temporaries(items, outdir, report_path);
-    ReportFile report(report_path, items.size());
+    WorkFolder::remove_abandoned(outdir, kWorkPrefix);
+    const WorkFolder work(outdir, kWorkPrefix);
+    InputWalker walker(roots, {}, outdir, std::nullopt);
+    Plan plan = plan_batch(walker, outdir, report_path, work.path(), !report_path.empty());
+    const std::uint64_t count = plan.count;
+    ReportFile report(report_path, work.path(), std::move(plan.by_name));
+    PlanReader inputs(plan, report.earlier_lines());
     if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
-    jobs = static_cast<unsigned>(std::clamp<std::size_t>(jobs, 1, std::max<std::size_t>(1, items.size())));
+    jobs = static_cast<unsigned>(std::clamp<std::size_t>(jobs, 1, std::max<std::uint64_t>(1, count)));
     if (settings.to_asdf.threads == 0) {
       settings.to_asdf.threads = std::max(1u, std::thread::hardware_concurrency() / jobs);
     }
-    std::vector<std::string> lines(items.size());
-    std::atomic<std::size_t> next{0};
+    // The call returns every line: held here, as Python gets them.
+    std::vector<std::string> lines(count);
     std::size_t finished = 0;
     std::mutex mutex;
     std::string fatal;
     auto worker = [&] {
+      std::uint64_t i = 0;
+      Item item;
+      std::optional<Line> earlier;
       while (!cancel.cancelled()) {
-        const std::size_t i = next++;
-        if (i >= items.size()) break;
-        const Item& item = items[i];
-        const Outcome outcome = convert_one(item, settings, report.previous(item.input));
+        try {
+          if (!inputs.next(i, item, earlier)) break;
+        } catch (const asdfcore::Error& e) {
+          const std::lock_guard lock(mutex);
+          if (fatal.empty()) fatal = std::string("cannot read the list of inputs back: ") + e.what();
+          cancel.cancel();
+          break;
+        }
+        const Outcome outcome = convert_one(item, settings, earlier);
         const std::lock_guard lock(mutex);
         if (!outcome.fatal.empty()) {
           if (fatal.empty()) fatal = outcome.fatal;
@@ -91,7 +104,7 @@ std::string batch(const std::vector<py::object>& input_args, const py::object& o
         ++finished;
         if (control.progress) {
           try {
-            control.progress(Progress{.stage = "batch", .done = finished, .total = items.size()});
+            control.progress(Progress{.stage = "batch", .done = finished, .total = count});
           } catch (...) {
             // The callable raised: run_call raises its exception once the batch has stopped.
             cancel.cancel();
@@ -107,8 +120,7 @@ std::string batch(const std::vector<py::object>& input_args, const py::object& o
     Line extra;
     extra["stopped"] = !fatal.empty() ? Line("fatal") : cancel.cancelled() ? Line("interrupted") : Line();
     extra["message"] = fatal;
-    const Line summary = report.finish(
-        items.size(), [&](std::size_t i) -> const std::string& { return items[i].input; }, extra);
+    const Line summary = report.finish(count, extra);
     if (!fatal.empty()) {
       throw asdfcore::Error(asdfcore::ErrorCode::kIo,
                             "the batch stopped: " + fatal +
