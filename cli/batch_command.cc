@@ -31,6 +31,7 @@
 #include "batch/batch_stop.h"
 #include "batch/batch_temporaries.h"
 #include "batch/html_report.h"
+#include "batch/report_summary.h"
 #include "command_line.h"
 #include "commands.h"
 #include "conversion_options.h"
@@ -46,6 +47,7 @@ int run_batch(const std::vector<std::string>& args) {
   po::options_description opts(
       "fitsasdf batch INPUT... -o OUTDIR [options]\n"
       "fitsasdf batch --merge-reports OUT.jsonl REPORT.jsonl...\n"
+      "fitsasdf batch --summary [--json] REPORT.jsonl...\n"
       "Convert files and folders (recursed): FITS to ASDF, ASDF to FITS, by content. Outputs\n"
       "mirror the inputs' paths under OUTDIR; complete outputs are skipped (resume).\n"
       "Exit status: 0 all ok, 1 some failed, 3 stopped by a fatal I/O condition (disk full,\n"
@@ -61,6 +63,9 @@ int run_batch(const std::vector<std::string>& args) {
       "verify", "verify each output by a round trip; a difference fails the file")(
       "merge-reports", po::value<std::string>(),
       "write to this file the reports given as inputs, merged (one line per input)")(
+      "summary", "print what the reports given as inputs say: counts by status and error "
+      "category, bytes, throughput, the slowest and largest inputs (exit 1 when some failed)")(
+      "json", "with --summary: print one JSON object")(
       "html", po::value<std::string>(),
       "also write the report as a self-contained HTML page (needs --report): at the end, and "
       "refreshed every --html-interval seconds while the batch runs")(
@@ -80,6 +85,12 @@ int run_batch(const std::vector<std::string>& args) {
     const auto reports = values_of(vm, "inputs");
     if (reports.empty()) throw po::error("--merge-reports needs the reports to merge");
     return merge_reports(vm["merge-reports"].as<std::string>(), reports, quiet);
+  }
+  if (vm.count("summary")) {
+    const auto reports = values_of(vm, "inputs");
+    if (reports.empty()) throw po::error("--summary needs the reports to read");
+    return print_summary(std::vector<fs::path>(reports.begin(), reports.end()),
+                         vm.count("json") > 0, std::cout);
   }
   if (!vm.count("output")) throw po::error("fitsasdf batch needs an output folder (-o OUTDIR)");
   const auto roots = values_of(vm, "inputs");

@@ -12,6 +12,7 @@
 #include "asdfcore/error.h"
 #include "asdfcore/io/atomic_file.h"
 #include "batch/batch_report.h"
+#include "batch/report_digest.h"
 #include "fitsasdf/preview.h"
 
 namespace fitsasdf::cli::batch {
@@ -20,117 +21,6 @@ namespace {
 namespace fs = std::filesystem;
 
 /// One input as the page shows it.
-struct Row {
-  std::string input;
-  std::string output;
-  std::string status;
-  std::string error;
-  std::uint64_t bytes_in = 0;
-  std::uint64_t bytes_out = 0;
-  double seconds = 0;
-  std::size_t findings = 0;
-};
-
-Row row_of(const Line& line) {
-  Row r;
-  r.input = line.value("input", "");
-  r.output = line.value("output", "");
-  r.status = line.value("status", "");
-  if (line.contains("error") && line["error"].is_string()) r.error = line["error"];
-  r.bytes_in = line.value("bytes_in", std::uint64_t{0});
-  r.bytes_out = line.value("bytes_out", std::uint64_t{0});
-  r.seconds = line.value("seconds", 0.0);
-  if (line.contains("findings") && line["findings"].is_array()) r.findings = line["findings"].size();
-  return r;
-}
-
-/// The `k` rows with the largest key, kept as lines are read.
-class TopRows {
- public:
-  TopRows(std::size_t k, double (*key)(const Row&)) : k_(k), key_(key) {}
-  void offer(const Row& r) {
-    if (k_ == 0) return;
-    const auto less = [this](const Row& a, const Row& b) { return key_(a) > key_(b); };
-    if (rows_.size() < k_) {
-      rows_.push_back(r);
-      std::push_heap(rows_.begin(), rows_.end(), less);
-    } else if (key_(r) > key_(rows_.front())) {
-      std::pop_heap(rows_.begin(), rows_.end(), less);
-      rows_.back() = r;
-      std::push_heap(rows_.begin(), rows_.end(), less);
-    }
-  }
-  std::vector<Row> sorted() const {
-    std::vector<Row> out = rows_;
-    std::sort(out.begin(), out.end(), [this](const Row& a, const Row& b) { return key_(a) > key_(b); });
-    return out;
-  }
-
- private:
-  std::size_t k_;
-  double (*key_)(const Row&);
-  std::vector<Row> rows_;
-};
-
-double by_size(const Row& r) { return static_cast<double>(r.bytes_in); }
-double by_time(const Row& r) { return r.seconds; }
-
-/// Everything the page shows, gathered line by line.
-struct Digest {
-  explicit Digest(const HtmlReportOptions& o)
-      : options(o), largest(o.top, by_size), slowest(o.top, by_time), random(20141231) {}
-
-  void add(const Line& line) {
-    Row r = row_of(line);
-    ++inputs;
-    ++by_status[r.status];
-    bytes_in += r.bytes_in;
-    bytes_out += r.bytes_out;
-    if (r.status == "ok") converted_bytes += r.bytes_in;
-    if (r.findings > 0) ++with_findings;
-    largest.offer(r);
-    slowest.offer(r);
-    if (r.status == "failed") {
-      Category& c = categories[error_category(r.error)];
-      ++c.count;
-      if (c.examples.size() < options.examples) c.examples.push_back(r);
-      if (failed_rows.size() < options.max_rows) failed_rows.push_back(r);
-    } else if (other_rows.size() < options.max_rows) {
-      other_rows.push_back(r);
-    }
-    // A reservoir sample of the outputs that could have a picture: a few more than asked for,
-    // since some hold no image.
-    if (r.status != "failed" && !r.output.empty() && options.thumbnails > 0) {
-      ++candidates_seen;
-      const std::size_t keep = options.thumbnails * 4;
-      if (candidates.size() < keep) {
-        candidates.push_back(r.output);
-      } else {
-        std::uniform_int_distribution<std::size_t> pick(0, candidates_seen - 1);
-        const std::size_t j = pick(random);
-        if (j < keep) candidates[j] = r.output;
-      }
-    }
-  }
-
-  struct Category {
-    std::size_t count = 0;
-    std::vector<Row> examples;
-  };
-
-  const HtmlReportOptions& options;
-  std::size_t inputs = 0;
-  std::map<std::string, std::size_t> by_status;
-  std::uint64_t bytes_in = 0, bytes_out = 0, converted_bytes = 0;
-  std::size_t with_findings = 0;
-  std::map<std::string, Category> categories;
-  TopRows largest, slowest;
-  std::vector<Row> failed_rows, other_rows;
-  std::size_t candidates_seen = 0;
-  std::vector<std::string> candidates;
-  std::mt19937_64 random;
-  std::vector<Line> summaries;
-};
 
 std::string escape(std::string_view text) {
   std::string out;
@@ -148,17 +38,6 @@ std::string escape(std::string_view text) {
   return out;
 }
 
-std::string human_bytes(double n) {
-  static constexpr const char* kUnits[] = {"B", "kB", "MB", "GB", "TB", "PB"};
-  int u = 0;
-  while (n >= 1000 && u < 5) {
-    n /= 1000;
-    ++u;
-  }
-  char text[32];
-  std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.1f %s", n, kUnits[u]);
-  return text;
-}
 
 std::string fixed(double v, int digits) {
   char text[48];
@@ -343,14 +222,14 @@ void top_list(Page& p, const char* heading, const char* id, const std::vector<Ro
   p.raw("</tbody></table>\n");
 }
 
-std::size_t thumbnails(Page& p, const Digest& d) {
-  if (d.options.thumbnails == 0) return 0;
+std::size_t thumbnails(Page& p, const Digest& d, const HtmlReportOptions& options) {
+  if (options.thumbnails == 0) return 0;
   std::vector<std::pair<std::string, std::string>> shown;  // output, data URI
   for (const auto& output : d.candidates) {
-    if (shown.size() >= d.options.thumbnails) break;
+    if (shown.size() >= options.thumbnails) break;
     try {
       PreviewOptions o;
-      o.size = d.options.thumbnail_size;
+      o.size = options.thumbnail_size;
       const PreviewResult r = preview(output, o);
       const auto png = encode_png(r.rgb, r.out_width, r.out_height);
       shown.emplace_back(output, "data:image/png;base64," + base64(png));
@@ -377,23 +256,18 @@ std::size_t thumbnails(Page& p, const Digest& d) {
 
 }  // namespace
 
-std::string error_category(const std::string& error) {
-  if (error.size() > 2 && error.front() == '[') {
-    const auto end = error.find(']');
-    if (end != std::string::npos && end > 1) return error.substr(1, end - 1);
-  }
-  if (error.starts_with("verification")) return "verification";
-  return "other";
-}
 
 HtmlReportStats write_html_report(const std::vector<fs::path>& reports, const fs::path& out,
                                   const HtmlReportOptions& options) {
-  Digest d(options);
-  for (const auto& report : reports) {
-    Line summary;
-    read_report(report, [&d](Line&& line) { d.add(line); }, &summary);
-    if (!summary.is_null()) d.summaries.push_back(std::move(summary));
-  }
+  DigestOptions digest;
+  digest.top = options.top;
+  digest.examples = options.examples;
+  digest.max_rows = options.max_rows;
+  digest.thumbnails = options.thumbnails;
+  const fs::path folder = out.parent_path().empty() ? fs::path(".") : out.parent_path();
+  Digest d = digest_reports(reports, folder, digest);
+  // A report without a summary line (a run still going, or killed) has no run to show.
+  std::erase_if(d.summaries, [](const Line& s) { return s.is_null(); });
 
   Page p;
   p.raw("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>");
@@ -422,7 +296,7 @@ HtmlReportStats write_html_report(const std::vector<fs::path>& reports, const fs
   HtmlReportStats stats;
   stats.inputs = d.inputs;
   stats.failed = d.by_status.contains("failed") ? d.by_status.at("failed") : 0;
-  stats.thumbnails = thumbnails(p, d);
+  stats.thumbnails = thumbnails(p, d, options);
 
   p.raw("<h2>Inputs</h2>\n");
   std::vector<const Row*> rows;

@@ -44,9 +44,5 @@ HtmlReportStats write_html_report(const std::vector<std::filesystem::path>& repo
                                   const std::filesystem::path& out,
                                   const HtmlReportOptions& options);
 
-/// Return the category of a report line's `error`: the library's error category in its
-/// leading brackets ("[malformed] ..." gives "malformed"), "verification" for a failed
-/// verification, else "other".
-std::string error_category(const std::string& error);
 
 }  // namespace fitsasdf::cli::batch

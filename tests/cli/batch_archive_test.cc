@@ -256,6 +256,56 @@ TEST_CASE("batch --merge-reports combines shard reports, one line per input", "[
   CHECK(run_cli({"batch", "--merge-reports", (tmp / "m3.jsonl").string()}).status == 4);
 }
 
+TEST_CASE("batch --summary counts the shards' reports, each input once", "[cli][batch]") {
+  TempDir tmp;
+  for (int i = 0; i < 12; ++i) {
+    write_file(tmp / ("in/d" + std::to_string(i % 3) + "/f" + std::to_string(i) + ".fits"),
+               image_fits(10 + 1500 * i, i));
+  }
+  write_file(tmp / "in/bad.fits", "not fits");
+  std::vector<std::string> args{"batch", "--summary", "--json"};
+  for (int k = 0; k < 3; ++k) {
+    args.push_back((tmp / ("shard-" + std::to_string(k) + ".jsonl")).string());
+    run_cli({"batch", (tmp / "in").string(), "-o", (tmp / "out").string(), "--shard",
+             std::to_string(k) + "/3", "--report", args.back(), "-q"});
+  }
+  // The first shard's report given twice: its inputs still count once.
+  args.push_back(args[3]);
+  RunResult r = run_cli(args);
+  INFO(r.out << r.err);
+  CHECK(r.status == 1);  // bad.fits failed
+  const json s = json::parse(r.out);
+  CHECK(s["reports"] == 4);
+  CHECK(s["inputs"] == 13);
+  CHECK(s["status"]["ok"] == 12);
+  CHECK(s["status"]["failed"] == 1);
+  REQUIRE(s["failures"].size() == 1);
+  CHECK(s["failures"].begin().value() == 1);
+  CHECK(s["incomplete_reports"].empty());
+  CHECK(s["bytes_in"].get<std::uint64_t>() > 12 * 2880);
+  REQUIRE(s["largest"].size() == 5);
+  // The largest input is the last image (16,510 pixels, 12 data blocks).
+  CHECK(s["largest"][0]["input"].get<std::string>().ends_with("f11.fits"));
+  CHECK(s["slowest"][0]["seconds"].get<double>() >= s["slowest"][4]["seconds"].get<double>());
+  CHECK(s["run_seconds"].get<double>() > 0);
+
+  // The text form, and a report a killed run left (no summary, a line cut short).
+  write_file(tmp / "killed.jsonl",
+             R"({"input":"x.fits","output":"x.asdf","status":"ok","error":"","bytes_in":1,)"
+             R"("bytes_out":1,"seconds":0.1})"
+             "\n{\"input\":\"y.fi");
+  r = run_cli({"batch", "--summary", (tmp / "killed.jsonl").string()});
+  INFO(r.out << r.err);
+  CHECK(r.status == 1);
+  CHECK(r.out.find("1 inputs in 1 report") != std::string::npos);
+  CHECK(r.out.find("1 ok, 0 skipped, 0 failed") != std::string::npos);
+  CHECK(r.out.find("incomplete " + (tmp / "killed.jsonl").string()) != std::string::npos);
+  r = run_cli({"batch", "--summary", (tmp / "missing.jsonl").string()});
+  CHECK(r.status != 0);
+  CHECK(r.err.find("missing.jsonl") != std::string::npos);
+  CHECK(run_cli({"batch", "--summary"}).status == 4);
+}
+
 TEST_CASE("batch stops with exit status 3 and one line when the output folder is unusable",
           "[cli][batch]") {
   TempDir tmp;
