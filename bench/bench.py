@@ -49,7 +49,8 @@ class Job:
     (change one small value of the tree of fitsasdf's ASDF file of `source`, in a work copy)."""
 
     def __init__(self, name, source, kind="to_asdf", compression=None, fsync=False,
-                 no_checksum=False, no_verify=False, of_asdf=False, file_list=False):
+                 no_checksum=False, no_verify=False, of_asdf=False, file_list=False,
+                 max_runs=None):
         self.name = name
         self.source = source          # an input name of make_inputs.py
         self.kind = kind
@@ -59,6 +60,7 @@ class Job:
         self.no_verify = no_verify      # to_fits: also time fitsasdf --no-verify-checksums
         self.of_asdf = of_asdf          # read: read fitsasdf's ASDF file of `source`
         self.file_list = file_list      # validate: the input lists the files, one a line
+        self.max_runs = max_runs        # at most this many runs (jobs of many minutes)
 
     @property
     def asdf_input(self):
@@ -132,6 +134,24 @@ def edit_notes(results):
             lines.append(f"- {r['job']}, {r['contestant']}: the file grew by "
                          f"{grown / 2**20:.1f} MiB a run ({edits[-1]['size_before']:,} -> "
                          f"{edits[-1]['size_after']:,} bytes)")
+    return lines
+
+
+def scale_notes(results):
+    """Lines comparing the batch-at-scale jobs: peak RSS and files/s by number of inputs."""
+    rows = [r for r in results if r["job"].startswith("batch --from") and "error" not in r]
+    lines = []
+    for name in sorted({r["contestant"] for r in rows}):
+        mine = sorted((r for r in rows if r["contestant"] == name), key=lambda r: r["items"])
+        if len(mine) < 2:
+            continue
+        small, large = mine[0], mine[-1]
+        lines.append(
+            f"- {name}: {small['items']:,} inputs {small['rss_mib']:.1f} MiB peak, "
+            f"{small['items'] / small['wall']:,.0f} files/s; {large['items']:,} inputs "
+            f"{large['rss_mib']:.1f} MiB peak, {large['items'] / large['wall']:,.0f} files/s "
+            f"(RSS x{large['rss_mib'] / small['rss_mib']:.2f} for x{large['items'] / small['items']:.0f} "
+            f"the inputs)")
     return lines
 
 
@@ -215,6 +235,17 @@ def contestants(args, job):
         table[MODULE] = (lambda i, o: module + ["batch", i, o, workers], "")
         table["python"] = (
             lambda i, o: [PYTHON, os.path.join(HERE, "python_batch.py"), i, o], "")
+    elif job.kind == "batch_list":
+        # The list names its inputs relative to its folder: the batch runs there. The report
+        # goes into the output folder (removed between runs, so no run resumes another).
+        workers = str(os.cpu_count() or 1)
+        in_list = ('cd "$1" && exec "$2" batch --from list.txt -o "$3" -j "$4" -q --no-fsync'
+                   ' "${@:5}"')
+        table["fitsasdf"] = (
+            lambda i, o: ["bash", "-c", in_list, "_", i, fitsasdf, o, workers, "--report",
+                          os.path.join(o, "report.jsonl")], "")
+        table["fitsasdf (no report)"] = (
+            lambda i, o: ["bash", "-c", in_list, "_", i, fitsasdf, o, workers], "")
     elif job.kind == "read":
         table["fitsasdf"] = (lambda i, o: [args.reader, i], None)
         table[MODULE] = (lambda i, o: module + ["read", i], None)
@@ -260,6 +291,8 @@ def jobs(quick, selected=None):
     them."""
     big = "f32_128mib" if quick else "f32_1gib"
     big_label = "f32 128 MiB" if quick else "f32 1 GiB"
+    big_list, big_list_label = (("list100k", "batch --from 100,000 inputs") if quick
+                                else ("list1m", "batch --from 1,000,000 inputs"))
     every = [
         Job(big_label, big, fsync=True, no_checksum=True),
         Job(big_label + " zlib", big, compression="zlib"),
@@ -277,6 +310,8 @@ def jobs(quick, selected=None):
         Job("5000-card header to FITS", "hdr5000", kind="to_fits"),
         Job("table 5M rows to FITS", "table5m", kind="to_fits"),
         Job("batch 1000 files", "batch1000", kind="batch"),
+        Job("batch --from 10,000 inputs", "list10k", kind="batch_list"),
+        Job(big_list_label, big_list, kind="batch_list", max_runs=1),
         Job("read 5000 arrays", "arrays5000", kind="read"),
         Job("read " + big_label, big, kind="read", of_asdf=True),
         Job("validate 1000-entry tree", "tree1000", kind="validate"),
@@ -314,6 +349,12 @@ def drop_caches():
 
 
 def warm(path):
+    """Read `path` (a file, or every file under a folder) into the page cache."""
+    if os.path.isdir(path):
+        for folder, _, names in os.walk(path):
+            for name in names:
+                warm(os.path.join(folder, name))
+        return
     with open(path, "rb") as f:
         while f.read(1 << 24):
             pass
@@ -342,6 +383,9 @@ def count_items(job, source, log_path):
     """Items a run handled: files for a batch, arrays for a read (from the reader's output)."""
     if job.kind == "batch":
         return len([n for n in os.listdir(source) if n.endswith(".fits")])
+    if job.kind == "batch_list":
+        with open(os.path.join(source, "list.txt")) as f:
+            return sum(1 for _ in f)
     if job.kind == "read":
         with open(log_path, encoding="utf-8", errors="replace") as f:
             match = re.search(r"(\d+) arrays", f.read())
@@ -547,7 +591,7 @@ def run_jobs(args, inputs, cold):
         if not cold:
             for path in source_info.get("files", [source]):
                 warm(path)
-        for round_index in range(args.runs):
+        for round_index in range(min(args.runs, job.max_runs or args.runs)):
             shift = round_index % len(names)
             for name in names[shift:] + names[:shift]:
                 build, suffix, *prepare = table[name]
@@ -858,6 +902,10 @@ def write_results(args, info, inputs, results, rows, previous_meta, change_lines
         lines += ["Schema validation alone, python in-process against fitsasdf's whole process "
                   "(medians):", ""]
         lines += validation_costs(results) + [""]
+    if scale_notes(results):
+        lines += ["Batch at scale (`--from` lists of links; the report in the output folder): "
+                  "peak RSS against the number of inputs:", ""]
+        lines += scale_notes(results) + [""]
     if edit_notes(results):
         lines += ["What the edit runs did (`fitsasdf edit --json`; python_update.py's file sizes; "
                   "after the runs each edited file must pass `fitsasdf validate --no-blocks` and "
@@ -955,6 +1003,9 @@ def main():
     if validation_costs(results):
         print("\nschema validation alone, python in-process / fitsasdf's whole process (medians):")
         print("\n".join(line.replace("`", "") for line in validation_costs(results)))
+    if scale_notes(results):
+        print("\nbatch at scale, peak memory against the number of inputs:")
+        print("\n".join(line[2:] for line in scale_notes(results)))
     if edit_notes(results):
         print("\nwhat the edit runs did:")
         print("\n".join(edit_notes(results)))

@@ -35,7 +35,9 @@ def _md5(path):
     digest = hashlib.md5()
     paths = [path]
     if os.path.isdir(path):
-        paths = [os.path.join(path, n) for n in sorted(os.listdir(path))]
+        # The folder's own files (a link list's folders of links are not hashed).
+        paths = [os.path.join(path, n) for n in sorted(os.listdir(path))
+                 if os.path.isfile(os.path.join(path, n))]
     for one in paths:
         with open(one, "rb") as f:
             for chunk in iter(lambda: f.read(1 << 24), b""):
@@ -245,6 +247,27 @@ def write_small_files(path, count, seed):
         fits.HDUList([primary, sci, err]).writeto(os.path.join(path, f"frame{index:04d}.fits"))
 
 
+def write_link_list(path, count, seed):
+    """A --from list of `count` inputs for the batch-at-scale jobs: four small FITS files
+    (files/), `count` relative symbolic links to them with names of their own in folders of
+    1,000 (links/d000/f0000000.fits ...), and list.txt naming the links relative to the folder,
+    one a line. Small on disk whatever `count`; every input is converted for real."""
+    rng = np.random.default_rng(seed)
+    os.makedirs(os.path.join(path, "files"))
+    for k in range(4):
+        primary = fits.PrimaryHDU(rng.integers(0, 1000, (8, 8), dtype=np.int16))
+        primary.header["FRAME"] = (k, "frame number")
+        fits.HDUList([primary]).writeto(os.path.join(path, "files", f"s{k}.fits"))
+    with open(os.path.join(path, "list.txt"), "w") as listing:
+        for i in range(count):
+            folder = os.path.join(path, "links", f"d{i // 1000:04d}")
+            if i % 1000 == 0:
+                os.makedirs(folder)
+            name = f"f{i:07d}.fits"
+            os.symlink(f"../../files/s{i % 4}.fits", os.path.join(folder, name))
+            listing.write(f"links/d{i // 1000:04d}/{name}\n")
+
+
 def write_many_arrays(path, count, seed):
     """An ASDF file (written by python asdf) whose tree holds `count` small float64 arrays of
     8 to 256 elements each: the read job's input."""
@@ -320,6 +343,7 @@ def inputs(quick):
     """Name -> (description, writer, arguments); the arguments are the file's spec."""
     f32_rows = 2048 if quick else 16384  # 16384 columns: 128 MiB or 1 GiB of float32
     f32_name = "f32_128mib" if quick else "f32_1gib"
+    big_list, big_list_count = ("list100k", 100_000) if quick else ("list1m", 1_000_000)
     return {
         f32_name: ("float32 image 16384 x %d" % f32_rows, write_float_image, (16384, f32_rows, 1)),
         "u16_256mib": (
@@ -344,6 +368,14 @@ def inputs(quick):
             "folder of 1,000 small FITS files (primary 16 x 16 + SCI, ERR 32 x 32 float32)",
             write_small_files, (1000, 6)
         ),
+        "list10k": (
+            "--from list of 10,000 inputs (links to 4 small FITS files)", write_link_list,
+            (10_000, 11)
+        ),
+        big_list: (
+            "--from list of %s inputs (links to 4 small FITS files)" % f"{big_list_count:,}",
+            write_link_list, (big_list_count, 11)
+        ),
         "arrays5000": (
             "ASDF file (python asdf) with 5,000 float64 arrays of 8 to 256 elements",
             write_many_arrays, (5000, 7)
@@ -357,7 +389,8 @@ def inputs(quick):
 
 
 # Names ending in ".asdf" are ASDF files; folders have no extension.
-SUFFIX = {"batch1000": "", "arrays5000": ".asdf", "tree1000": ".asdf"}
+SUFFIX = {"batch1000": "", "list10k": "", "list100k": "", "list1m": "", "arrays5000": ".asdf",
+          "tree1000": ".asdf"}
 
 
 def _size(path):
