@@ -62,7 +62,7 @@ show_log() { [ -s "$1" ] && { say "the end of $1:"; tail -n 20 "$1" >&2; }; retu
 
 start() {
   local cmd
-  for cmd in munged slurmctld slurmd sinfo scontrol; do
+  for cmd in munged munge unmunge slurmctld slurmd sinfo scontrol; do
     command -v "$cmd" >/dev/null || [ -x "/usr/sbin/$cmd" ] ||
       die "$cmd not found (Debian: apt-get install slurm-wlm munge)"
   done
@@ -86,7 +86,7 @@ start() {
   host=$(hostname -s 2>/dev/null || hostname)
   [ -n "$host" ] || die "this machine has no host name"
   cpus=${LOCAL_SLURM_CPUS:-$(nproc)}
-  # The node offers half of the machine's memory (MB), so that jobs asking more are refused.
+  # The node offers half of the machine's memory (MB): a job asking for more is refused.
   memory=$(awk '/^MemTotal:/ {print int($2 / 2048)}' /proc/meminfo)
 
   rm -rf "$work/munge" "$work/state" "$work/spool" "$work/run" "$work/log"

@@ -6,9 +6,12 @@
 #      by a 4-task array; the shards' reports merged: every input exactly once, each ok input's
 #      output there and readable, the broken ones failed, each task's exit status 1 where its
 #      shard holds a broken file and 0 elsewhere, the merge's 1;
-#   2. a slower archive; one task cancelled part way (scancel: SIGTERM, as at a time limit), so
-#      batch stops cleanly (exit 130, its report says "interrupted"), then the same array
-#      submitted again: the merged report has every input exactly once, all ok, no temporary left.
+#   2. an archive of 2400 files, so that a task runs for a few seconds; task 0 cancelled once it
+#      has converted a few (scancel: SIGTERM, as at a time limit), so batch stops cleanly (exit
+#      130, its report says "interrupted"), then the same array submitted again: the merged
+#      report has every input exactly once, all ok, and no temporary is left.
+# The arrays are waited for by polling squeue (sbatch --wait polls every few seconds and would
+# double the time); the tasks' exit statuses come from scontrol (no accounting database).
 # Skipped (exit 77) only where Slurm or munge is not installed or we are not root; recorded as a
 # test layer either way (scripts/test-layers.sh), and a skip fails when CI or
 # FITSASDF_REQUIRE_LAYERS=1 is set.
