@@ -44,6 +44,9 @@ test_packages=(
   help2man lintian debootstrap man-db
   # the batch report's HTML page opened in a browser (tests/cli/html_report_test.cc)
   chromium
+  # a one-node Slurm cluster on loopback for the job-array script (scripts/cluster/local-slurm.sh,
+  # cluster:slurm-array): slurmctld, slurmd, sbatch and srun, and munge for their authentication
+  slurm-wlm slurm-client munge
   # cfitsio.pc names -lcurl for static linking: `pkg-config --static --libs fitsasdf` needs it
   # (install:pkg-config-static); the curl flavour libcfitsio10 itself uses
   libcurl4-gnutls-dev
