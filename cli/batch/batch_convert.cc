@@ -1,8 +1,6 @@
 // Converting, skipping and verifying one input of `fitsasdf batch`.
 #include "batch/batch_convert.h"
 
-#include <stdlib.h>
-
 #include <chrono>
 #include <system_error>
 
@@ -10,6 +8,7 @@
 #include "asdfcore/error.h"
 #include "asdfcore/tree/walk.h"
 #include "batch/batch_stop.h"
+#include "batch/external_sort.h"
 #include "fits/fits_file.h"
 #include "fitsasdf/diff.h"
 #include "fitsasdf/verify.h"
@@ -55,30 +54,6 @@ bool fatal_error(const asdfcore::Error& e, const fs::path& output, std::string& 
   return true;
 }
 
-/// A temporary folder, removed with what is in it at scope exit.
-class ScratchFolder {
- public:
-  ScratchFolder() {
-    std::string pattern = (fs::temp_directory_path() / "fitsasdf-batch-verify-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) {
-      throw asdfcore::Error(asdfcore::ErrorCode::kIo,
-                            "cannot make a temporary folder for the verification",
-                            asdfcore::ErrorContext{.file = pattern});
-    }
-    path_ = pattern;
-  }
-  ~ScratchFolder() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  ScratchFolder(const ScratchFolder&) = delete;
-  ScratchFolder& operator=(const ScratchFolder&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
 /// Verify `output` against `input` and put the verdict into `line` ("identical", "different" or
 /// "error", and a message). FITS input: the ASDF output converted back to FITS is compared with
 /// the input card by card and byte by byte, and its block checksums are checked (as `fitsasdf
@@ -117,7 +92,7 @@ bool verify_output(const Item& item, const ConvertSettings& settings, Line& line
         }
       }
     } else {
-      const ScratchFolder scratch;
+      const WorkFolder scratch(fs::temp_directory_path(), "fitsasdf-batch-verify-");
       const fs::path back = scratch.path() / "back.asdf";
       // The command's FITS-to-ASDF options, reading the embedded tree back as `convert` does.
       ConvertOptions options = settings.to_asdf;
