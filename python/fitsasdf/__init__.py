@@ -156,6 +156,10 @@ def batch(inputs, output_dir, *, jobs=0, report=None, verify=False, compress=Non
     condition that stops every input (the disk full, the folder not writable) raises
     `IoError` after the report is written. Ctrl-C cancels the conversions in progress (they
     leave nothing behind), writes the report of what was done and raises KeyboardInterrupt.
+
+    The returned report holds a line per input, so this call's memory grows with the number of
+    inputs (the listing and the report file do not: they are sorted on disk, as the command's
+    are). For archives of millions of files run `fitsasdf batch`, whose memory stays flat.
     """
     if isinstance(inputs, (str, bytes, _os.PathLike)):
         inputs = [inputs]
