@@ -98,6 +98,12 @@ start() {
   dd if=/dev/urandom of="$work/munge/munge.key" bs=1024 count=1 status=none
   chmod 600 "$work/munge/munge.key"
 
+  # Slurm 22.05's slurmd loads a cgroup plugin whatever the tracking plugins are, and its
+  # default (autodetect) fails where no cgroup file system is mounted (a chroot, some
+  # containers). Naming the v1 plugin skips the detection; with proctrack/linuxproc and
+  # task/none it never creates a cgroup.
+  printf '%s\n' "# Written by scripts/cluster/local-slurm.sh: no detection, no cgroup made." \
+    "CgroupPlugin=cgroup/v1" >"$work/cgroup.conf"
   cat >"$conf" <<EOF
 # A one-node cluster on loopback, written by scripts/cluster/local-slurm.sh (Slurm 22.05).
 ClusterName=fitsasdf-local
