@@ -21,6 +21,7 @@ namespace {
 
 constexpr std::size_t kReadBuffer = 64 * 1024;
 constexpr const char* kLockName = "lock";
+constexpr const char* kMakingPrefix = ".fitsasdf-work-new-";
 /// Bytes a buffered record costs beyond its key and value (the pair and two string headers).
 constexpr std::size_t kRecordOverhead = sizeof(std::pair<std::string, std::string>);
 
@@ -40,18 +41,30 @@ void put_u32(std::FILE* file, std::uint32_t n) {
 }  // namespace
 
 WorkFolder::WorkFolder(const fs::path& parent, const std::string& prefix) {
-  std::string pattern = (parent / (prefix + "XXXXXX")).string();
-  if (mkdtemp(pattern.data()) == nullptr) {
-    io_error("cannot make a work folder", pattern, errno);
+  // Made and locked under a name no sweep looks at, then renamed to its own: a sweep by a run
+  // beside this one never sees it unlocked.
+  std::string making = (parent / (std::string(kMakingPrefix) + "XXXXXX")).string();
+  if (mkdtemp(making.data()) == nullptr) {
+    io_error("cannot make a work folder", making, errno);
   }
-  path_ = pattern;
-  lock_ = open((path_ / kLockName).c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  lock_ = open((fs::path(making) / kLockName).c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  int err = 0;
   if (lock_ < 0 || flock(lock_, LOCK_EX | LOCK_NB) != 0) {
-    const int err = errno;
+    err = errno;
+  } else {
+    path_ = parent / (prefix + making.substr(making.size() - 6));
+    // RENAME_NOREPLACE keeps an existing folder of that name; file systems without it (some
+    // network ones) get a plain rename, which still refuses a folder that is not empty.
+    if (renameat2(AT_FDCWD, making.c_str(), AT_FDCWD, path_.c_str(), RENAME_NOREPLACE) != 0) {
+      err = errno;
+      if ((err == EINVAL || err == ENOSYS) && rename(making.c_str(), path_.c_str()) == 0) err = 0;
+    }
+  }
+  if (err != 0) {
     if (lock_ >= 0) close(lock_);
     std::error_code ec;
-    fs::remove_all(path_, ec);
-    io_error("cannot lock the work folder", path_, err);
+    fs::remove_all(making, ec);
+    io_error("cannot make and lock a work folder", making, err);
   }
 }
 
