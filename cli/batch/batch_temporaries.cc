@@ -24,10 +24,6 @@ std::string final_name_of(const std::string& name) {
 
 }  // namespace
 
-bool is_temporary_of(const std::string& name, const std::string& final_name) {
-  return !final_name.empty() && final_name_of(name) == final_name;
-}
-
 Temporaries temporaries_in(const fs::path& folder) {
   Temporaries found;
   std::error_code ec;

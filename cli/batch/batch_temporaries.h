@@ -14,10 +14,6 @@ namespace fitsasdf::cli::batch {
 /// The name of the file `probe_output_folder` writes (and removes) in OUTDIR.
 inline constexpr const char* kProbeName = ".fitsasdf-batch-probe";
 
-/// Return true when `name` is a temporary of the final name `final_name`: "." + final_name +
-/// ".tmp-" + 6 characters (mkstemp's suffix).
-bool is_temporary_of(const std::string& name, const std::string& final_name);
-
 /// The temporaries found in one folder, by the final name they are a temporary of.
 using Temporaries = std::map<std::string, std::vector<std::filesystem::path>>;
 
