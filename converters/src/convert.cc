@@ -287,6 +287,7 @@ ConversionReport convert_fits_to_asdf(const std::string& input, const std::strin
   for (const auto& b : blocks) {
     for (const auto& p : b.pieces) block_bytes += p.size();
     for (const auto& r : b.file_ranges) block_bytes += r.length;
+    if (b.source_size) block_bytes += *b.source_size;
   }
   meter.enter("write", 0);
   meter.share(block_bytes, meter.total());

@@ -268,6 +268,7 @@ ConversionReport extract_embedded_asdf(const std::string& input, const std::stri
   for (const auto& b : blocks) {
     for (const auto& p : b.pieces) block_bytes += p.size();
     for (const auto& r : b.file_ranges) block_bytes += r.length;
+    if (b.source_size) block_bytes += *b.source_size;
   }
   meter.start(block_bytes, static_cast<int>(f.hdus.size()), "write");
   write.layout.on_data = [&meter](std::uint64_t n) { meter.advance(n); };

@@ -21,7 +21,7 @@ HduChecksums check_hdu_checksums(std::span<const std::uint8_t> header_bytes,
   const std::span<const std::uint8_t> bytes = data.span();
   ChecksumSum data_sum;
   const std::size_t whole = bytes.size() / kBlockSize * kBlockSize;
-  constexpr std::size_t kWindow = kBlockSize * 8192;  // 22.5 MiB
+  constexpr std::size_t kWindow = kBlockSize * 1024;  // 2.8 MiB
   for (std::size_t at = 0; at < whole; at += kWindow) {
     const auto piece = bytes.subspan(at, std::min(kWindow, whole - at));
     data_sum.add(piece);

@@ -2,17 +2,20 @@
 
 #include <bzlib.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <utility>
 
 #include "asdfcore/io/mapped_file.h"
 #include "asdfcore/ndarray/dtype.h"
 #include "fits/cfitsio.h"
+#include "fits/tile_reader_state.h"
 #include "fits/hdu_walk.h"
 #include "fits/header_guard.h"
 #include "fits/tile_guard.h"
@@ -320,41 +323,84 @@ FitsFile FitsFile::open(const std::string& path, std::uint64_t max_memory) {
   return f;
 }
 
-/// A copy of one HDU of a FITS file behind a minimal primary HDU, opened by CFITSIO in memory:
-/// what CFITSIO gets to decompress a tile-compressed HDU, so that it never reads the rest of the
-/// file (headers it would refuse, HDUs it has no business with).
-struct FitsFile::AloneHdu {
-  std::vector<std::uint8_t> bytes;
-  void* memory = nullptr;  // CFITSIO keeps the addresses of these two
-  std::size_t size = 0;
-  CfitsioHandle handle;
-};
+AloneHdu::~AloneHdu() {
+  handles.clear();  // CFITSIO lets go of the memory first
+  if (mapping != nullptr) ::munmap(mapping, mapping_size);
+}
 
-std::unique_ptr<FitsFile::AloneHdu> FitsFile::open_alone(int index) const {
+void AloneHdu::release() const {
+  if (mapping == nullptr || mapping_size <= kept) return;
+  // Pages never written: dropping them costs a read from the page cache when touched again.
+  ::madvise(static_cast<std::uint8_t*>(mapping) + kept, mapping_size - kept, MADV_DONTNEED);
+}
+
+fitsfile* AloneHdu::handle(std::size_t t) {
+  while (handles.size() <= t) {
+    auto h = std::make_unique<Handle>();
+    h->memory = data;
+    h->size = size;
+    int status = 0;
+    int type = 0;
+    fits_open_memfile(&h->cfitsio.f, "hdu", READONLY, &h->memory, &h->size, 0, nullptr, &status);
+    fits_movabs_hdu(h->cfitsio.f, 2, &type, &status);
+    check_status(status, "CFITSIO cannot open the HDU", where);
+    handles.push_back(std::move(h));
+  }
+  return handles[t]->cfitsio.f;
+}
+
+std::unique_ptr<AloneHdu> FitsFile::open_alone(int index) const {
   const HduExtent& e = hdus_.at(static_cast<std::size_t>(index - 1));
   static constexpr std::string_view kPrimary[] = {"SIMPLE  =                    T",
                                                   "BITPIX  =                    8",
                                                   "NAXIS   =                    0",
                                                   "EXTEND  =                    T", "END"};
   auto alone = std::make_unique<AloneHdu>();
-  alone->bytes.assign(kBlockSize, ' ');
-  for (std::size_t i = 0; i < std::size(kPrimary); ++i) {
-    std::memcpy(alone->bytes.data() + i * kCardSize, kPrimary[i].data(), kPrimary[i].size());
+  alone->size = kBlockSize + static_cast<std::size_t>(e.data_end - e.header_start);
+  const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  // Mapped when the plain file holds the HDU whole and a block before it (not the primary HDU).
+  if (plain_fd_ >= 0 && e.header_start >= kBlockSize && e.data_end <= bytes_.size() &&
+      alone->size >= 16 * page) {
+    const std::uint64_t primary_at = e.header_start - kBlockSize;
+    const std::uint64_t from = primary_at / page * page;
+    const auto lead = static_cast<std::size_t>(primary_at - from);
+    const auto length = static_cast<std::size_t>(e.data_end - from);
+    void* mapped = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE, plain_fd_,
+                          static_cast<off_t>(from));
+    if (mapped != MAP_FAILED) {
+      alone->mapping = mapped;
+      alone->mapping_size = length;
+      alone->data = static_cast<std::uint8_t*>(mapped) + lead;
+      alone->kept = static_cast<std::size_t>((lead + kBlockSize + page - 1) / page * page);
+    }
   }
-  const std::uint64_t end = std::min<std::uint64_t>(e.data_end, bytes_.size());
-  const auto* from = bytes_.data() + e.header_start;
-  alone->bytes.insert(alone->bytes.end(), from, bytes_.data() + end);
-  alone->bytes.resize(kBlockSize + static_cast<std::size_t>(e.data_end - e.header_start), 0);
-  alone->memory = alone->bytes.data();
-  alone->size = alone->bytes.size();
+  if (alone->data == nullptr) {
+    alone->copy.reserve(alone->size);
+    alone->copy.assign(kBlockSize, ' ');
+    const std::uint64_t end = std::min<std::uint64_t>(e.data_end, bytes_.size());
+    const auto* from = bytes_.data() + e.header_start;
+    alone->copy.insert(alone->copy.end(), from, bytes_.data() + end);
+    alone->copy.resize(alone->size, 0);
+    alone->data = alone->copy.data();
+  }
+  std::memset(alone->data, ' ', kBlockSize);
+  for (std::size_t i = 0; i < std::size(kPrimary); ++i) {
+    std::memcpy(alone->data + i * kCardSize, kPrimary[i].data(), kPrimary[i].size());
+  }
+  alone->where = where(index);
+  auto first = std::make_unique<AloneHdu::Handle>();
+  first->memory = alone->data;
+  first->size = alone->size;
   int status = 0;
-  fits_open_memfile(&alone->handle.f, "hdu", READONLY, &alone->memory, &alone->size, 0, nullptr,
+  fits_open_memfile(&first->cfitsio.f, "hdu", READONLY, &first->memory, &first->size, 0, nullptr,
                     &status);
   check_status(status, "CFITSIO cannot open the HDU", where(index));
+  alone->handles.push_back(std::move(first));
+  fitsfile* const opened = alone->handles[0]->cfitsio.f;
   // Before CFITSIO moves to the HDU: a compressed image header can make it divide by 0. The
   // guard counts bytes in the copy; its errors are given the offset in the file.
   try {
-    check_extension_headers(alone->handle.f, where(index));
+    check_extension_headers(opened, where(index));
   } catch (const Error& refused) {
     ErrorContext at = refused.context();
     if (at.offset && *at.offset >= kBlockSize) *at.offset += e.header_start - kBlockSize;
@@ -362,14 +408,14 @@ std::unique_ptr<FitsFile::AloneHdu> FitsFile::open_alone(int index) const {
     throw Error(refused.code(), refused.message(), at);
   }
   int type = 0;
-  fits_movabs_hdu(alone->handle.f, 2, &type, &status);
+  fits_movabs_hdu(opened, 2, &type, &status);
   check_status(status, "CFITSIO cannot read the header", where(index));
   // CFITSIO reads the header on its own terms: where a damaged card reads differently to it (a
   // keyword name with a control character), it can reckon more data than the HDU has here, and
   // its memory driver then reads past the copy's end (ASan: fuzz finding 36). Every later read
   // (descriptors, heap, tiles) lies within the data it reckons, so that must fit the copy.
   LONGLONG head = 0, data = 0, data_end = 0;
-  fits_get_hduaddrll(alone->handle.f, &head, &data, &data_end, &status);
+  fits_get_hduaddrll(opened, &head, &data, &data_end, &status);
   check_status(status, "CFITSIO cannot locate the HDU's data", where(index));
   if (data_end < 0 || static_cast<std::uint64_t>(data_end) > alone->size) {
     throw Error(ErrorCode::kMalformed,
@@ -415,13 +461,16 @@ ErrorContext FitsFile::where(int hdu) const {
   return c;
 }
 
-asdfcore::io::Buffer FitsFile::decompress_image(int index) const {
+TileReader FitsFile::open_compressed_image(int index) const {
   // As CFITSIO's imcopy does: an image HDU with the compressed image's type and shape, every
   // card whose class is beyond the compression keywords (user keywords, BSCALE/BZERO, ...),
   // and the pixels read with scaling off, so the stored integers come back unchanged.
   int status = 0;
-  const auto alone = open_alone(index);
-  fitsfile* in = alone->handle.f;
+  auto state = std::make_unique<TileReader::State>();
+  state->alone = open_alone(index);
+  state->where = where(index);
+  state->max_memory = max_memory_;
+  fitsfile* in = state->alone->handle(0);
   int bitpix = 0;
   int naxis = 0;
   long naxes[999] = {};
@@ -430,9 +479,11 @@ asdfcore::io::Buffer FitsFile::decompress_image(int index) const {
   int nkeys = 0;
   fits_get_hdrspace(in, &nkeys, nullptr, &status);
   check_status(status, "cannot read the compressed header", where(index));
+  const auto item = static_cast<std::uint64_t>(std::abs(bitpix) / 8);
 
-  // ZNAXISn come from the file: check their product before anything is allocated for the pixels:
-  // ours, and CFITSIO's memory file, which grows to the image's size as soon as it is defined.
+  // ZNAXISn come from the file: their product must be a number of bytes, and one row of tiles
+  // must fit the memory limit, before anything is allocated for the pixels (CFITSIO's memory
+  // file below grows to the image's size as soon as it is defined: it is given none).
   std::uint64_t count = naxis > 0 ? 1 : 0;
   for (int i = 0; i < naxis; ++i) {
     if (naxes[i] < 0) {
@@ -440,23 +491,50 @@ asdfcore::io::Buffer FitsFile::decompress_image(int index) const {
                   where(index));
     }
     const auto n = static_cast<std::uint64_t>(naxes[i]);
-    if (n != 0 && count > max_memory_ / n) {
-      throw Error(
-          ErrorCode::kLimit,
-          "the decompressed image's ZNAXISn multiply to more pixels than the memory limit of " +
-              std::to_string(max_memory_) + " bytes holds (raise --max-memory to read it)",
-          where(index));
+    if (n != 0 && count > std::numeric_limits<std::uint64_t>::max() / 8 / n) {
+      throw Error(ErrorCode::kMalformed,
+                  "the decompressed image's ZNAXISn multiply to more bytes than a file can hold",
+                  where(index));
     }
     count *= n;
   }
-  // Half the limit, kept from when CFITSIO's memory file held a second copy: the conversion's
-  // own copies (physical scaling's floats) and CFITSIO's tile buffers come on top of this one.
-  refuse_oversized(count, static_cast<std::uint64_t>(std::abs(bitpix) / 8), max_memory_ / 2,
-                   "the decompressed image", where(index));
+  // Slabs across the last axis, each one tile high (the tiling CFITSIO parsed; a whole image
+  // when it cannot be used).
+  const FITSfile& parsed = *in->Fptr;
+  std::uint64_t plane = 1;
+  std::uint64_t tiles_per_slab = 1;
+  std::uint64_t slab_height = naxis > 0 ? static_cast<std::uint64_t>(naxes[naxis - 1]) : 0;
+  bool tiled = parsed.zndim == naxis && naxis > 0;
+  for (int k = 0; tiled && k < naxis; ++k) tiled = parsed.tilesize[k] > 0;
+  if (tiled) {
+    for (int k = 0; k + 1 < naxis; ++k) {
+      plane *= static_cast<std::uint64_t>(naxes[k]);
+      if (naxes[k] > 0) {
+        tiles_per_slab *= static_cast<std::uint64_t>((naxes[k] - 1) / parsed.tilesize[k] + 1);
+      }
+    }
+    slab_height = std::min<std::uint64_t>(slab_height, static_cast<std::uint64_t>(
+                                                            parsed.tilesize[naxis - 1]));
+  } else {
+    plane = count;
+    slab_height = 1;
+  }
+  const std::uint64_t slab_pixels = plane * slab_height;
+  // Half the limit for one row of tiles: CFITSIO's buffers for its tiles come on top of it.
+  refuse_oversized(slab_pixels, item, max_memory_ / 2, "one row of the image's tiles",
+                   where(index));
   CfitsioHandle memory;
   create_memory_file(memory, where(index));
   fitsfile* out = memory.f;
-  fits_create_img(out, bitpix, naxis, naxes, &status);
+  // The image is made with its last axis 0, then given its length: the same cards, without the
+  // memory file growing to the image's size (CFITSIO sizes the data area when the HDU is made,
+  // and again when it is closed, so the length is set back to 0 below).
+  long made[999] = {};
+  std::copy(naxes, naxes + naxis, made);
+  if (naxis > 0) made[naxis - 1] = 0;
+  fits_create_img(out, bitpix, naxis, made, &status);
+  const std::string last_axis = "NAXIS" + std::to_string(naxis);
+  if (naxis > 0) fits_update_key(out, TLONG, last_axis.c_str(), &naxes[naxis - 1], nullptr, &status);
   char card[FLEN_CARD];
   for (int k = 1; k <= nkeys && status == 0; ++k) {
     fits_read_record(in, k, card, &status);
@@ -464,37 +542,49 @@ asdfcore::io::Buffer FitsFile::decompress_image(int index) const {
       fits_write_record(out, card, &status);
   }
   check_status(status, "cannot copy the compressed image's keywords", where(index));
-  // The HDU is put together here rather than written through the memory file, which would
-  // zero-fill its data area and copy the pixels twice more: the header is CFITSIO's records for
-  // the image, then END, padded with blanks; the data the pixels CFITSIO decompresses (stored
-  // values, scaling off), big-endian, padded with zeros.
+  // The header is CFITSIO's records for the image, then END, padded with blanks (written
+  // through the memory file, the data area would be zero-filled for nothing).
   char* records = nullptr;
   int record_count = 0;
   fits_hdr2str(out, 0 /* every card */, nullptr, 0, &records, &record_count, &status);
   check_status(status, "cannot read the decompressed image's header", where(index));
-  std::string header(records, static_cast<std::size_t>(record_count) * 80);
+  state->header.assign(records, static_cast<std::size_t>(record_count) * 80);
   fits_free_memory(records, &status);
-  header += "END";
-  header.resize((header.size() + kBlockSize - 1) / kBlockSize * kBlockSize, ' ');
-  const auto item = static_cast<std::size_t>(std::abs(bitpix) / 8);
-  const std::size_t data = static_cast<std::size_t>(count) * item;
-  const std::size_t padded = (data + kBlockSize - 1) / kBlockSize * kBlockSize;
-  asdfcore::io::WritableBuffer hdu = asdfcore::io::Buffer::allocate(header.size() + padded);
+  state->header += "END";
+  state->header.resize((state->header.size() + kBlockSize - 1) / kBlockSize * kBlockSize, ' ');
+  if (naxis > 0) fits_update_key(out, TLONG, last_axis.c_str(), &made[naxis - 1], nullptr, &status);
+  check_status(status, "cannot close the decompressed image's header", where(index));
+
+  state->bitpix = bitpix;
+  state->item = item;
+  state->pixels = count;
+  state->slab_pixels = std::max<std::uint64_t>(slab_pixels, 1);
+  state->slabs = count == 0 ? 0 : (count - 1) / state->slab_pixels + 1;
+  state->tiles_per_slab = tiled ? tiles_per_slab : 0;
+  // Bands of about 1 MiB: large enough that a band costs little beside its tiles, small enough
+  // that a few of them per thread stay far below the image.
+  constexpr std::uint64_t kBandBytes = std::uint64_t{1} << 20;
+  state->slabs_per_band =
+      std::max<std::uint64_t>(1, kBandBytes / std::max<std::uint64_t>(state->slab_pixels * item, 1));
+  state->bands = static_cast<long>(
+      state->slabs == 0 ? 0 : (state->slabs - 1) / state->slabs_per_band + 1);
+  return TileReader(std::move(state));
+}
+
+asdfcore::io::Buffer FitsFile::decompress_image(int index) const {
+  TileReader image = open_compressed_image(index);
+  const std::string& header = image.header();
+  const std::uint64_t data = image.data_size();
+  // The whole image in memory: half the limit, kept from when CFITSIO's memory file held a
+  // second copy (the conversion's own copies, physical scaling's floats, come on top of it).
+  refuse_oversized(data, 1, max_memory_ / 2, "the decompressed image", where(index));
+  const std::uint64_t padded = (data + kBlockSize - 1) / kBlockSize * kBlockSize;
+  asdfcore::io::WritableBuffer hdu =
+      asdfcore::io::Buffer::allocate(header.size() + static_cast<std::size_t>(padded));
   std::memcpy(hdu.bytes.data(), header.data(), header.size());
   std::uint8_t* pixels = hdu.bytes.data() + header.size();
-  check_image_tiles(in, where(index));  // CFITSIO mishandles damaged Rice and gzip tiles
-  fits_set_bscale(in, 1.0, 0.0, &status);
-  if (count > 0) {
-    int anynul = 0;
-    fits_read_img(in, image_datatype(bitpix), 1, static_cast<LONGLONG>(count), nullptr, pixels,
-                  &anynul, &status);
-    if (item > 1 && asdfcore::ndarray::native_byte_order() != asdfcore::ndarray::ByteOrder::kBig) {
-      asdfcore::ndarray::swap_units(pixels, count, static_cast<std::uint32_t>(item));
-    }
-  }
-  fits_set_bscale(in, 1.0, 0.0, &status);  // leave the input as it was for later reads
-  check_status(status, "CFITSIO cannot decompress the tile-compressed image", where(index));
-  std::memset(pixels + data, 0, padded - data);
+  image.read_all(std::span(pixels, static_cast<std::size_t>(data)));
+  std::memset(pixels + data, 0, static_cast<std::size_t>(padded - data));
   return std::move(hdu.buffer);
 }
 
@@ -502,7 +592,7 @@ std::vector<std::uint8_t> FitsFile::decompress_table(int index,
                                                      std::vector<int>* relabelled) const {
   int status = 0;
   const auto alone = open_alone(index);
-  fitsfile* in = alone->handle.f;
+  fitsfile* in = alone->handle(0);
   // The table CFITSIO builds in memory has ZNAXIS1 x ZNAXIS2 bytes of rows plus ZPCOUNT of heap.
   LONGLONG row = 0, rows = 0, heap = 0;
   fits_read_key(in, TLONGLONG, "ZNAXIS1", &row, nullptr, &status);

@@ -10,9 +10,12 @@
 
 #include "asdfcore/error.h"
 #include "asdfcore/io/buffer.h"
+#include "fits/tile_reader.h"
 #include "fits/hdu_walk.h"
 
 namespace fitsasdf::fits {
+
+struct AloneHdu;
 
 /// Throw `asdfcore::Error` for a non-zero CFITSIO `status`, with `what` and CFITSIO's messages.
 void check_status(int status, const std::string& what, const asdfcore::ErrorContext& where);
@@ -53,6 +56,11 @@ class FitsFile {
   /// bytes of the equivalent uncompressed image HDU: its header blocks then its data, big-endian,
   /// as CFITSIO writes them (`fits_img_decompress`).
   asdfcore::io::Buffer decompress_image(int index) const;
+  /// Open the tile-compressed image HDU `index` (1-based) to be decompressed by CFITSIO a band
+  /// of tiles at a time (tile_reader.h): its header is read and checked now, its tiles as
+  /// they are decoded. Throws `Error` (limit) when one row of its tiles would need more than
+  /// half of `max_memory`, and what `decompress_image` throws for a header CFITSIO refuses.
+  TileReader open_compressed_image(int index) const;
   /// Decompress the tile-compressed table HDU `index` (1-based; ZTABLE = T) with CFITSIO
   /// (`fits_uncompress_table`) and return the bytes of the equivalent binary table HDU: its
   /// header blocks, then its rows and heap, as CFITSIO writes them. Columns CFITSIO names GZIP_2
@@ -64,7 +72,6 @@ class FitsFile {
  private:
   FitsFile() = default;
   asdfcore::ErrorContext where(int hdu = 0) const;
-  struct AloneHdu;
   /// Open HDU `index` (1-based) alone in CFITSIO (behind a minimal primary HDU, in memory) and
   /// move to it; the result keeps the copy CFITSIO reads.
   std::unique_ptr<AloneHdu> open_alone(int index) const;

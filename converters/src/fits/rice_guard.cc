@@ -2,8 +2,28 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 
 namespace fitsasdf::fits {
+namespace {
+
+/// The 64 bits of `stream` from bit `at` on (first bit highest), bytes past its end read as 0.
+/// The low `at % 8` bits are always 0, so at least 57 of them are the stream's.
+std::uint64_t bits_at(std::span<const std::uint8_t> stream, std::uint64_t at) {
+  const std::uint64_t byte = at >> 3;
+  std::uint64_t word = 0;
+  if (byte + 8 <= stream.size()) {
+    std::memcpy(&word, stream.data() + byte, 8);
+    if constexpr (std::endian::native == std::endian::little) word = __builtin_bswap64(word);
+  } else {
+    for (std::uint64_t i = 0; i < 8 && byte + i < stream.size(); ++i) {
+      word |= std::uint64_t{stream[byte + i]} << (56 - 8 * i);
+    }
+  }
+  return word << (at & 7);
+}
+
+}  // namespace
 
 bool rice_tile_in_bounds(std::span<const std::uint8_t> tile, std::uint64_t nx, int nblock,
                          int bytepix) {
@@ -11,65 +31,44 @@ bool rice_tile_in_bounds(std::span<const std::uint8_t> tile, std::uint64_t nx, i
   // stored verbatim, and the bits of a verbatim pixel.
   const int fsbits = bytepix == 1 ? 3 : bytepix == 2 ? 4 : 5;
   const int fsmax = bytepix == 1 ? 6 : bytepix == 2 ? 14 : 25;
-  const int bbits = bytepix == 1 ? 8 : bytepix == 2 ? 16 : 32;
+  const std::uint64_t bbits = bytepix == 1 ? 8 : bytepix == 2 ? 16 : 32;
   const std::size_t first = bytepix == 1 ? 1 : bytepix == 2 ? 2 : 4;
   if (nblock <= 0) return false;
   // The first pixel verbatim, then the first byte of the bit stream, read unconditionally.
   if (tile.size() < first + 1) return false;
-  std::size_t pos = first;
-  std::uint32_t b = tile[pos++];  // the bits not yet used, as CFITSIO's unsigned int
-  int nbits = 8;
-  const auto next = [&](std::uint32_t& byte) {
-    if (pos >= tile.size()) return false;
-    byte = tile[pos++];
-    return true;
-  };
-  const auto mask = [](int n) { return n >= 32 ? 0xffffffffu : (std::uint32_t{1} << n) - 1; };
-  std::uint32_t byte = 0;
+  // CFITSIO's decoder reads the bit stream a byte at a time, each byte only once the bits it
+  // has are used up (a run of zero bits ends in the byte holding its one bit; a code or a
+  // verbatim pixel in the byte holding its last bit). So after each step it has read exactly
+  // the bytes that hold the bits used so far, and it stays inside the tile as long as the bits
+  // used fit the stream: the walk below counts bits instead of decoding.
+  const std::span<const std::uint8_t> stream = tile.subspan(first);
+  const std::uint64_t limit = std::uint64_t{stream.size()} * 8;
+  std::uint64_t used = 0;
   for (std::uint64_t i = 0; i < nx;) {
-    nbits -= fsbits;
-    while (nbits < 0) {
-      if (!next(byte)) return false;
-      b = (b << 8) | byte;
-      nbits += 8;
-    }
-    const int fs = static_cast<int>(b >> nbits) - 1;
-    b &= mask(nbits);
+    if (used + static_cast<std::uint64_t>(fsbits) > limit) return false;
+    const int fs = static_cast<int>(bits_at(stream, used) >> (64 - fsbits)) - 1;
+    used += static_cast<std::uint64_t>(fsbits);
     const std::uint64_t end = std::min<std::uint64_t>(i + static_cast<std::uint64_t>(nblock), nx);
     if (fs < 0) {  // every difference zero: no bits
       i = end;
     } else if (fs == fsmax) {  // pixels stored verbatim, bbits each
+      used += bbits * (end - i);
+      if (used > limit) return false;
+      i = end;
+    } else {  // each pixel: a run of zero bits ended by a one, then fs low bits
       for (; i < end; ++i) {
-        int k = bbits - nbits;
-        for (k -= 8; k >= 0; k -= 8) {
-          if (!next(byte)) return false;
+        while (true) {
+          if (used >= limit) return false;  // the run's one bit would lie past the tile
+          const std::uint64_t word = bits_at(stream, used);
+          const int zeros = word == 0 ? 64 : std::countl_zero(word);
+          if (zeros < 57) {  // a one bit of the stream (past its end, bits read as 0)
+            used += static_cast<std::uint64_t>(zeros) + 1;
+            break;
+          }
+          used += 57;  // 57 zero bits of the stream: look further
         }
-        if (nbits > 0) {
-          if (!next(byte)) return false;
-          b = byte & mask(nbits);
-        } else {
-          b = 0;
-        }
-      }
-    } else {  // a run of zero bits ended by a one, then fs low bits
-      for (; i < end; ++i) {
-        while (b == 0) {
-          nbits += 8;
-          if (!next(byte)) return false;
-          b = byte;
-        }
-        // The significant bits of the low byte (0 for 0, 8 for 128..255): CFITSIO's table.
-        const int nzero = nbits - std::bit_width(b & 0xffu);
-        nbits -= nzero + 1;
-        if (nbits < 0 || nbits >= 32) return false;  // CFITSIO would shift out of range
-        b ^= std::uint32_t{1} << nbits;
-        nbits -= fs;
-        while (nbits < 0) {
-          if (!next(byte)) return false;
-          b = (b << 8) | byte;
-          nbits += 8;
-        }
-        b &= mask(nbits);
+        used += static_cast<std::uint64_t>(fs);
+        if (used > limit) return false;
       }
     }
   }

@@ -3,7 +3,8 @@
 // and fits_rdecomp_byte check that they stayed inside a tile's bytes only at the end of each
 // block of pixels, so a damaged tile (a long run of zero bits) makes them read far past the
 // tile's buffer and crash. `rice_tile_in_bounds` replays the decoder's reads without decoding,
-// so that a tile that would leave its bytes is refused (tile_guard.h walks the tiles).
+// so that a tile that would leave its bytes is refused (tile_guard.h walks the tiles). It counts
+// the bits each code takes rather than decoding, several times faster than CFITSIO decodes.
 #include <cstdint>
 #include <span>
 

@@ -157,7 +157,8 @@ std::optional<std::string> gzip_tile_problem(std::span<const std::uint8_t> tile,
   return problem;
 }
 
-void check_image_tiles(fitsfile* in, const asdfcore::ErrorContext& where) {
+void check_image_tiles(fitsfile* in, const asdfcore::ErrorContext& where, long first_row,
+                       long last_row) {
   // The parameters CFITSIO decodes with are the ones it parsed when it moved to the HDU
   // (imcomp_get_compressed_image_par), kept in its FITSfile: they are taken from there, not read
   // from the cards again. CFITSIO looks a keyword up from the card where its last look-up ended,
@@ -215,8 +216,19 @@ void check_image_tiles(fitsfile* in, const asdfcore::ErrorContext& where) {
     return;
   }
   // Each row is one tile, in FITS order (first axis fastest); its pixels are the tile's extent
-  // clipped at the image's edge.
+  // clipped at the image's edge. The walk starts at `first_row`'s tile.
   std::vector<long> index(static_cast<std::size_t>(naxis), 0);
+  first_row = std::max(first_row, 1L);
+  if (last_row > 0) rows = std::min(rows, last_row);
+  {
+    long rest = first_row - 1;
+    for (long k = 0; k < naxis && rest > 0; ++k) {
+      const long across = (axes[k] - 1) / tiles[k] + 1;  // tiles along axis k
+      index[k] = rest % across;
+      rest /= across;
+      if (k == naxis - 1 && rest > 0) return;  // past the last tile: leave it to CFITSIO
+    }
+  }
   std::vector<std::uint8_t> bytes;
   std::vector<std::int16_t> words;
   const auto refuse = [&](long row, const std::string& what) {
@@ -225,7 +237,7 @@ void check_image_tiles(fitsfile* in, const asdfcore::ErrorContext& where) {
                     "-compressed image is damaged: " + what,
                 where);
   };
-  for (long row = 1; row <= rows; ++row) {
+  for (long row = first_row; row <= rows; ++row) {
     std::uint64_t nx = 1;
     for (long k = 0; k < naxis; ++k) {
       const long start = index[k] * tiles[k];

@@ -45,8 +45,11 @@ std::optional<std::string> gzip_tile_problem(std::span<const std::uint8_t> tile,
 /// cannot be read (CFITSIO's status, as `check_status` turns it into an error), or that declares
 /// more bytes than the file (malformed). Tiles of NOCOMPRESS are not looked into. Does
 /// nothing when the header is too damaged to say (CFITSIO then refuses it itself). The file's
-/// current HDU is unchanged.
-void check_image_tiles(fitsfile* in, const asdfcore::ErrorContext& where);
+/// current HDU is unchanged. Only the tiles in rows `first_row` to `last_row` (1-based, both
+/// included; `last_row` 0: to the last) are looked into, so that an image decompressed band by
+/// band checks each band's tiles just before CFITSIO decodes them.
+void check_image_tiles(fitsfile* in, const asdfcore::ErrorContext& where, long first_row = 1,
+                       long last_row = 0);
 
 /// For the tile-compressed table at `in`'s current HDU: the same for each column's tiles, with
 /// the decoder CFITSIO 4.2's fits_uncompress_table picks (RICE_1 for I, J and B columns whose

@@ -73,6 +73,11 @@ std::int64_t BlockSink::add_input(const fits::FitsFile& file, std::uint64_t offs
   return static_cast<std::int64_t>(entries_.size() - 1);
 }
 
+std::int64_t BlockSink::add_source(std::uint64_t size, Source source) {
+  entries_.push_back(Entry{{}, std::nullopt, std::move(source), size});
+  return static_cast<std::int64_t>(entries_.size() - 1);
+}
+
 std::int64_t BlockSink::add_owned(std::vector<std::uint8_t> bytes) {
   return add_view(asdfcore::io::Buffer::from_vector(std::move(bytes)));
 }
@@ -84,6 +89,9 @@ std::vector<asdfcore::format::BlockToWrite> BlockSink::blocks(const std::string&
     asdfcore::format::BlockToWrite w;
     if (e.range) {
       w.file_ranges.push_back(*e.range);
+    } else if (e.source) {
+      w.source = e.source;
+      w.source_size = e.source_size;
     } else {
       w.pieces.push_back(e.bytes.span());
     }

@@ -60,6 +60,11 @@ class BlockSink {
   /// memory (copied only when transformed). Return its index.
   std::int64_t add_input(const fits::FitsFile& file, std::uint64_t offset,
                          asdfcore::io::Buffer bytes, Transform transform = {});
+  /// Pulls a block's bytes in order: fills `buffer` from its start, returns how many.
+  using Source = std::function<std::size_t(std::span<std::uint8_t> buffer)>;
+  /// Add a block of exactly `size` bytes pulled from `source` as the block is written (bytes
+  /// made on the way, such as a tile-compressed image's pixels); return its index.
+  std::int64_t add_source(std::uint64_t size, Source source);
   /// Return the blocks to write, each compressed with `compression` at `level` (-1: the codec's
   /// default).
   std::vector<asdfcore::format::BlockToWrite> blocks(const std::string& compression,
@@ -69,6 +74,8 @@ class BlockSink {
   struct Entry {
     asdfcore::io::Buffer bytes;                   ///< In memory (empty for a file range).
     std::optional<asdfcore::format::FileRange> range;  ///< Streamed from the input file.
+    Source source;                                     ///< Pulled, `source_size` bytes.
+    std::uint64_t source_size = 0;
   };
   std::deque<Entry> entries_;
 };

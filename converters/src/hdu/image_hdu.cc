@@ -4,9 +4,11 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <thread>
 
 #include "asdfcore/error.h"
 #include "asdfcore/ndarray/ndarray.h"
+#include "fits/fits_file.h"
 #include "fits/fits_types.h"
 #include "hdu/hdu_converter.h"
 #include "hdu/native_table.h"
@@ -113,11 +115,13 @@ NodePtr native_node(const NodePtr& array, const HeaderView& header, HduReport& r
 
 /// Convert image data with these cards; shared by plain and tile-compressed images.
 /// `data_source` and `data_offset` say where `data` lies in the input file (so an untouched
-/// image is streamed from it); nullptr for data that exists only in memory.
+/// image is streamed from it); nullptr for data that exists only in memory. `tiles` (with
+/// `data` empty) is a tile-compressed image, decompressed band by band as its block is
+/// written, or whole here when its values change (physical scaling).
 HduOutput convert_image(const std::vector<Card>& cards, asdfcore::io::Buffer data,
                         const fits::FitsFile* data_source, std::uint64_t data_offset,
                         const ErrorContext& where, BlockSink& sink, const ConvertOptions& options,
-                        HduReport report) {
+                        HduReport report, std::shared_ptr<fits::TileReader> tiles = nullptr) {
   const HeaderView header(cards);
   HduOutput out;
   out.item = Node::make_mapping();
@@ -152,13 +156,14 @@ HduOutput convert_image(const std::vector<Card>& cards, asdfcore::io::Buffer dat
     out.report = std::move(report);
     return out;
   }
-  if (data.size() < size) {
+  const std::uint64_t held = tiles ? tiles->data_size() : data.size();
+  if (held < size) {
     throw Error(ErrorCode::kTruncated,
-                "the data holds " + std::to_string(data.size()) + " of the " +
-                    std::to_string(size) + " bytes the header declares",
+                "the data holds " + std::to_string(held) + " of the " + std::to_string(size) +
+                    " bytes the header declares",
                 where);
   }
-  data = data.slice(0, static_cast<std::size_t>(size));
+  if (!tiles) data = data.slice(0, static_cast<std::size_t>(size));
 
   const double bscale = header.number("BSCALE", 1.0);
   const double bzero = header.number("BZERO", 0.0);
@@ -183,6 +188,10 @@ HduOutput convert_image(const std::vector<Card>& cards, asdfcore::io::Buffer dat
     if (blank) mask_value = static_cast<double>(*blank) + bzero;
     report.notes.push_back("BZERO offset read as " + dtype.name() + " (exact; cards kept)");
   } else if ((scaled || blank) && options.scaling == ScalingPolicy::kPhysical) {
+    if (tiles) {
+      data = tiles->read_whole();
+      tiles.reset();
+    }
     // As astropy reads it: integers with BLANK become floats with NaN even without a scale.
     owned = integer ? physical_values(data.span(), bitpix, bscale, bzero, blank)
                     : scaled_floats(data.span(), bitpix, bscale, bzero);
@@ -214,6 +223,11 @@ HduOutput convert_image(const std::vector<Card>& cards, asdfcore::io::Buffer dat
   std::int64_t block = 0;
   if (owned) {
     block = sink.add_owned(std::move(*owned));
+  } else if (tiles) {
+    const unsigned threads =
+        options.threads != 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+    block = sink.add_source(size, fits::TileReader::stream(std::move(tiles), threads,
+                                                           std::move(transform)));
   } else if (data_source) {
     block = sink.add_input(*data_source, data_offset, data, std::move(transform));
   } else if (transform) {
@@ -283,8 +297,12 @@ class CompressedImageConverter final : public HduConverter {
     // CFITSIO decompresses into an ordinary image HDU: its header is the image header astropy
     // shows; the compressed table's cards (ZCMPTYPE, ZTILEn, ZQUANTIZ, ...) are kept beside it
     // so the image can be compressed back the same way.
-    const asdfcore::io::Buffer bytes = input.file.decompress_image(input.extent.index);
-    auto [cards, end] = read_decompressed_header(bytes.span(), input, "image");
+    auto tiles =
+        std::make_shared<fits::TileReader>(input.file.open_compressed_image(input.extent.index));
+    const std::string& header = tiles->header();
+    auto [cards, end] = read_decompressed_header(
+        std::span(reinterpret_cast<const std::uint8_t*>(header.data()), header.size()), input,
+        "image");
     // astropy shows the structural cards of a compressed image with the comments of the cards
     // they come from (ZTENSION, ZBITPIX, ZNAXIS, ZNAXISn, ZPCOUNT, ZGCOUNT); CFITSIO writes its
     // own. Take astropy's view for the comments (the card images stay CFITSIO's; the table's
@@ -311,9 +329,9 @@ class CompressedImageConverter final : public HduConverter {
         c.comment = *comment;
       }
     }
-    HduOutput out =
-        convert_image(cards, bytes.slice(end, bytes.size() - end), nullptr, 0, where, sink, options,
-                      decompressed_report(input, "tile-compressed image"));
+    HduOutput out = convert_image(cards, {}, nullptr, 0, where, sink, options,
+                                  decompressed_report(input, "tile-compressed image"),
+                                  std::move(tiles));
     keep_compressed_header(out, input, std::move(cards));
     return out;
   }

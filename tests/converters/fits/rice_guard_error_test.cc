@@ -23,6 +23,74 @@ int fits_rcomp_byte(signed char a[], int nx, unsigned char* c, int clen, int nbl
 using fitsasdf::fits::rice_tile_in_bounds;
 using Bytes = std::vector<std::uint8_t>;
 
+namespace {
+
+/// CFITSIO 4.2's Rice decoder (fits_rdecomp*) with its output left out, a byte read at a time as
+/// it reads them: true when every byte it reads lies inside `tile`. The guard counts bits
+/// instead; the two must agree on every tile.
+bool decoder_stays_inside(const Bytes& tile, std::uint64_t nx, int nblock, int bytepix) {
+  const int fsbits = bytepix == 1 ? 3 : bytepix == 2 ? 4 : 5;
+  const int fsmax = bytepix == 1 ? 6 : bytepix == 2 ? 14 : 25;
+  const int bbits = bytepix == 1 ? 8 : bytepix == 2 ? 16 : 32;
+  const std::size_t first = bytepix == 1 ? 1 : bytepix == 2 ? 2 : 4;
+  if (nblock <= 0 || tile.size() < first + 1) return false;
+  std::size_t pos = first;
+  std::uint32_t b = tile[pos++];
+  int nbits = 8;
+  const auto read = [&](std::uint32_t& byte) {
+    if (pos >= tile.size()) return false;
+    byte = tile[pos++];
+    return true;
+  };
+  const auto low = [](int n) { return n >= 32 ? 0xffffffffu : (std::uint32_t{1} << n) - 1; };
+  std::uint32_t byte = 0;
+  for (std::uint64_t i = 0; i < nx;) {
+    for (nbits -= fsbits; nbits < 0; nbits += 8) {
+      if (!read(byte)) return false;
+      b = (b << 8) | byte;
+    }
+    const int fs = static_cast<int>(b >> nbits) - 1;
+    b &= low(nbits);
+    const std::uint64_t end = std::min<std::uint64_t>(i + static_cast<std::uint64_t>(nblock), nx);
+    if (fs < 0) {
+      i = end;
+    } else if (fs == fsmax) {
+      for (; i < end; ++i) {
+        for (int k = bbits - nbits - 8; k >= 0; k -= 8) {
+          if (!read(byte)) return false;
+        }
+        if (nbits > 0) {
+          if (!read(byte)) return false;
+          b = byte & low(nbits);
+        } else {
+          b = 0;
+        }
+      }
+    } else {
+      for (; i < end; ++i) {
+        while (b == 0) {
+          nbits += 8;
+          if (!read(byte)) return false;
+          b = byte;
+        }
+        int width = 0;
+        for (std::uint32_t v = b & 0xffu; v != 0; v >>= 1) ++width;
+        nbits -= nbits - width + 1;
+        if (nbits < 0 || nbits >= 32) return false;
+        b ^= std::uint32_t{1} << nbits;
+        for (nbits -= fs; nbits < 0; nbits += 8) {
+          if (!read(byte)) return false;
+          b = (b << 8) | byte;
+        }
+        b &= low(nbits);
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 TEST_CASE("a Rice tile whose zero run goes past its end is refused", "[rice][error]") {
   // First pixel 0x0000, then code 0001 (fs = 0) and nothing but zero bits: the decoder looks
   // for the run's closing one bit beyond the tile.
@@ -111,4 +179,59 @@ TEST_CASE("an HDU whose header CFITSIO reads as holding more data than the walk 
     CHECK(std::string(e.what()).find("CFITSIO reads this header as declaring") != std::string::npos);
   }
   CHECK_FALSE(std::filesystem::exists(out));
+}
+
+TEST_CASE("the Rice guard agrees with the decoder's own reads on sound and damaged tiles",
+          "[rice][error]") {
+  // Tiles CFITSIO compressed, then cut short, bit-flipped, zeroed or replaced by noise: for
+  // each, the bit count the guard keeps must give the decoder's verdict, read for read.
+  std::mt19937 random(11);
+  int inside = 0, outside = 0;
+  for (int round = 0; round < 3000; ++round) {
+    const int bytepix = round % 3 == 0 ? 1 : round % 3 == 1 ? 2 : 4;
+    const int nx = 1 + static_cast<int>(random() % 300);
+    const int nblock = round % 7 == 0 ? 16 : 32;
+    const int spread = 1 << (random() % 17);
+    Bytes out(static_cast<std::size_t>(nx) * 8 + 64);
+    const int clen = static_cast<int>(out.size());
+    int n = 0;
+    if (bytepix == 4) {
+      std::vector<int> v(nx);
+      for (int& x : v) x = static_cast<int>(random() % spread) - spread / 2;
+      n = fits_rcomp(v.data(), nx, out.data(), clen, nblock);
+    } else if (bytepix == 2) {
+      std::vector<short> v(nx);
+      for (short& x : v) x = static_cast<short>(static_cast<int>(random() % spread) - spread / 2);
+      n = fits_rcomp_short(v.data(), nx, out.data(), clen, nblock);
+    } else {
+      std::vector<signed char> v(nx);
+      for (signed char& x : v) x = static_cast<signed char>(random() % 256);
+      n = fits_rcomp_byte(v.data(), nx, out.data(), clen, nblock);
+    }
+    REQUIRE(n > 0);
+    Bytes tile(out.begin(), out.begin() + n);
+    switch (round % 5) {
+      case 0:  // sound
+        break;
+      case 1:  // cut short
+        tile.resize(random() % tile.size());
+        break;
+      case 2:  // bits flipped
+        for (int k = 0; k < 3; ++k) tile[random() % tile.size()] ^= std::uint8_t(1u << (random() % 8));
+        break;
+      case 3:  // a run of zeros
+        std::fill(tile.begin() + static_cast<std::ptrdiff_t>(random() % tile.size()), tile.end(), 0);
+        break;
+      default:  // noise
+        for (auto& x : tile) x = static_cast<std::uint8_t>(random());
+        break;
+    }
+    const bool expected = decoder_stays_inside(tile, static_cast<std::uint64_t>(nx), nblock, bytepix);
+    INFO("round " << round << ", " << tile.size() << " bytes, bytepix " << bytepix);
+    CHECK(rice_tile_in_bounds(tile, static_cast<std::uint64_t>(nx), nblock, bytepix) == expected);
+    (expected ? inside : outside) += 1;
+  }
+  // Both verdicts are exercised.
+  CHECK(inside > 500);
+  CHECK(outside > 500);
 }

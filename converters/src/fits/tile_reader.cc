@@ -1,0 +1,236 @@
+#include "fits/tile_reader.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstring>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include "asdfcore/ndarray/dtype.h"
+#include "fits/cfitsio.h"
+#include "fits/tile_reader_state.h"
+#include "fits/tile_guard.h"
+
+namespace fitsasdf::fits {
+
+using asdfcore::Error;
+using asdfcore::ErrorCode;
+
+void check_status(int status, const std::string& what, const asdfcore::ErrorContext& where);
+
+TileReader::TileReader(std::unique_ptr<State> state) : state_(std::move(state)) {}
+TileReader::~TileReader() = default;
+TileReader::TileReader(TileReader&&) noexcept = default;
+TileReader& TileReader::operator=(TileReader&&) noexcept = default;
+
+const std::string& TileReader::header() const noexcept { return state_->header; }
+std::uint64_t TileReader::data_size() const noexcept {
+  return state_->pixels * state_->item;
+}
+
+std::uint64_t TileReader::State::band_bytes(long band) const {
+  const std::uint64_t first = static_cast<std::uint64_t>(band) * slabs_per_band * slab_pixels;
+  const std::uint64_t end = std::min(pixels, first + slabs_per_band * slab_pixels);
+  return (end - first) * item;
+}
+
+void TileReader::State::decode(fitsfile* f, long band, std::uint8_t* out) const {
+  const std::uint64_t first_slab = static_cast<std::uint64_t>(band) * slabs_per_band;
+  const std::uint64_t end_slab = std::min<std::uint64_t>(first_slab + slabs_per_band, slabs);
+  const std::uint64_t first = first_slab * slab_pixels;
+  const std::uint64_t count = std::min(pixels, end_slab * slab_pixels) - first;
+  // The band's tiles are checked just before CFITSIO decodes them: a tile CFITSIO would
+  // mishandle is refused before CFITSIO sees it.
+  check_image_tiles(f, where, static_cast<long>(first_slab * tiles_per_slab + 1),
+                    static_cast<long>(end_slab * tiles_per_slab));
+  int status = 0;
+  fits_set_bscale(f, 1.0, 0.0, &status);  // the stored values, unscaled
+  int anynul = 0;
+  fits_read_img(f, image_datatype(bitpix), static_cast<LONGLONG>(first + 1),
+                static_cast<LONGLONG>(count), nullptr, out, &anynul, &status);
+  check_status(status, "CFITSIO cannot decompress the tile-compressed image", where);
+  alone->release();
+  if (item > 1 && asdfcore::ndarray::native_byte_order() != asdfcore::ndarray::ByteOrder::kBig) {
+    asdfcore::ndarray::swap_units(out, count, static_cast<std::uint32_t>(item));
+  }
+}
+
+void TileReader::read_all(std::span<std::uint8_t> out) {
+  State& s = *state_;
+  std::uint64_t at = 0;
+  for (long band = 0; band < s.bands; ++band) {
+    s.decode(s.handle(0), band, out.data() + at);
+    at += s.band_bytes(band);
+  }
+}
+
+asdfcore::io::Buffer TileReader::read_whole() {
+  const std::uint64_t size = data_size();
+  // Half the limit, as for a whole decompressed image (`FitsFile::decompress_image`).
+  if (size > state_->max_memory / 2) {
+    throw Error(ErrorCode::kLimit,
+                "the decompressed image would need " + std::to_string(size) +
+                    " bytes, more than half the memory limit of " +
+                    std::to_string(state_->max_memory) + " (raise --max-memory to read it)",
+                state_->where);
+  }
+  asdfcore::io::WritableBuffer out = asdfcore::io::Buffer::allocate(static_cast<std::size_t>(size));
+  read_all(out.bytes);
+  return std::move(out.buffer);
+}
+
+namespace {
+
+/// Bands decoded ahead of the reader by worker threads, each with its own CFITSIO handle, at
+/// most `window` bands beyond the one the reader waits for.
+class BandPipeline {
+ public:
+  BandPipeline(std::shared_ptr<TileReader> image, TileReader::State& state,
+               unsigned threads, TileReader::Transform transform)
+      : image_(std::move(image)),
+        state_(state),
+        transform_(std::move(transform)),
+        window_(2 * static_cast<long>(threads)) {
+    for (unsigned t = 0; t < threads; ++t) state_.handle(t);  // opened here: errors thrown now
+    for (unsigned t = 0; t < threads; ++t) workers_.emplace_back([this, t] { work(t); });
+  }
+  ~BandPipeline() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    changed_.notify_all();
+    for (auto& w : workers_) w.join();
+  }
+  BandPipeline(const BandPipeline&) = delete;
+  BandPipeline& operator=(const BandPipeline&) = delete;
+
+  /// Copy the next bytes of the data into `buffer`; return how many (0 at the end).
+  std::size_t read(std::span<std::uint8_t> buffer) {
+    std::size_t given = 0;
+    while (given < buffer.size()) {
+      if (at_ == current_.size()) {
+        if (next_ == state_.bands) break;
+        take_next();
+      }
+      const std::size_t n = std::min(buffer.size() - given, current_.size() - at_);
+      std::memcpy(buffer.data() + given, current_.data() + at_, n);
+      given += n;
+      at_ += n;
+    }
+    return given;
+  }
+
+ private:
+  void take_next() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [this] { return ready_.count(next_) != 0 || failed_.count(next_) != 0; });
+    if (auto f = failed_.find(next_); f != failed_.end()) std::rethrow_exception(f->second);
+    spare_.push_back(std::move(current_));
+    current_ = std::move(ready_[next_]);
+    ready_.erase(next_);
+    ++next_;
+    at_ = 0;
+    lock.unlock();
+    changed_.notify_all();
+  }
+
+  void work(unsigned t) {
+    while (true) {
+      long band = 0;
+      std::vector<std::uint8_t> buffer;
+      {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [this] { return stop_ || claimed_ < next_ + window_; });
+        if (stop_ || claimed_ >= state_.bands) return;
+        band = claimed_++;
+        if (!spare_.empty()) {
+          buffer = std::move(spare_.back());
+          spare_.pop_back();
+        }
+      }
+      try {
+        buffer.resize(static_cast<std::size_t>(state_.band_bytes(band)));
+        state_.decode(state_.handle(t), band, buffer.data());
+        if (transform_) {
+          const std::uint64_t offset = static_cast<std::uint64_t>(band) * state_.slabs_per_band *
+                                       state_.slab_pixels * state_.item;
+          transform_(buffer, offset);
+        }
+        std::lock_guard lock(mutex_);
+        ready_.emplace(band, std::move(buffer));
+      } catch (...) {
+        std::lock_guard lock(mutex_);
+        failed_.emplace(band, std::current_exception());
+        stop_ = true;  // no band after a failed one is needed
+      }
+      changed_.notify_all();
+    }
+  }
+
+  std::shared_ptr<TileReader> image_;  // keeps `state_` alive
+  TileReader::State& state_;
+  TileReader::Transform transform_;
+  const long window_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool stop_ = false;
+  long claimed_ = 0;  // bands handed to workers
+  long next_ = 0;     // the band the reader takes next
+  std::map<long, std::vector<std::uint8_t>> ready_;
+  std::map<long, std::exception_ptr> failed_;
+  std::vector<std::vector<std::uint8_t>> spare_;  // buffers of bands already read, reused
+  std::vector<std::uint8_t> current_;
+  std::size_t at_ = 0;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace
+
+TileReader::Source TileReader::stream(std::shared_ptr<TileReader> image,
+                                                unsigned threads, Transform transform) {
+  State& state = *image->state_;
+  threads = static_cast<unsigned>(
+      std::clamp<long>(static_cast<long>(std::max(threads, 1u)), 1, std::max(state.bands, 1L)));
+  if (threads > 1) {
+    auto pipeline =
+        std::make_shared<BandPipeline>(std::move(image), state, threads, std::move(transform));
+    return [pipeline](std::span<std::uint8_t> buffer) { return pipeline->read(buffer); };
+  }
+  // One thread: each band decoded as the reader reaches it.
+  struct Reader {
+    std::shared_ptr<TileReader> image;
+    Transform transform;
+    long next = 0;
+    std::vector<std::uint8_t> band;
+    std::size_t at = 0;
+  };
+  auto reader = std::make_shared<Reader>(Reader{std::move(image), std::move(transform)});
+  return [reader](std::span<std::uint8_t> buffer) {
+    State& s = *reader->image->state_;
+    std::size_t given = 0;
+    while (given < buffer.size()) {
+      if (reader->at == reader->band.size()) {
+        if (reader->next == s.bands) break;
+        const long band = reader->next++;
+        reader->band.resize(static_cast<std::size_t>(s.band_bytes(band)));
+        s.decode(s.handle(0), band, reader->band.data());
+        if (reader->transform) {
+          reader->transform(reader->band, static_cast<std::uint64_t>(band) * s.slabs_per_band *
+                                              s.slab_pixels * s.item);
+        }
+        reader->at = 0;
+      }
+      const std::size_t n = std::min(buffer.size() - given, reader->band.size() - reader->at);
+      std::memcpy(buffer.data() + given, reader->band.data() + reader->at, n);
+      given += n;
+      reader->at += n;
+    }
+    return given;
+  };
+}
+
+}  // namespace fitsasdf::fits
