@@ -636,3 +636,68 @@ TEST_CASE("a dithered float image needs a ZDITHER0 from 1 to 10000", "[tile_guar
         ErrorCode::kMalformed);
   }
 }
+
+TEST_CASE("a tile-compressed image is decoded band by band, on one thread or several, to the same "
+          "bytes; a damaged tile in a late band is refused",
+          "[tile_guard][error]") {
+  // 1024 x 1500 int16 pixels (3 MB) are three bands of 1 MiB: workers decode them out of order,
+  // the block gets them in order.
+  fitsasdf::test::TempDir dir;
+  const int nx = 1024, ny = 1500;
+  const std::string fz = fpacked(dir, nx, ny, {"-r"});
+  const fs::path in = dir / "in.fits.fz";
+  std::ofstream(in, std::ios::binary) << fz;
+  std::string expected;
+  for (int y = 0; y < ny; ++y) {
+    for (int x = 0; x < nx; ++x) {
+      expected +=
+          big_endian<std::int16_t>(static_cast<std::int16_t>(1000 + 7 * x - 3 * y + (x * y) % 13));
+    }
+  }
+  std::vector<std::string> outputs;
+  for (const unsigned threads : {1u, 2u, 3u}) {
+    INFO("threads " << threads);
+    fitsasdf::ConvertOptions options;
+    options.durable = false;
+    options.threads = threads;
+    const fs::path out = dir / ("out" + std::to_string(threads) + ".asdf");
+    fitsasdf::convert_fits_to_asdf(in.string(), out.string(), options);
+    const auto file = asdfcore::AsdfFile::open(out.string());
+    const auto data = file.array(*file.tree()->get("fits")->items()[1]->get("data")).data();
+    CHECK(std::string(reinterpret_cast<const char*>(data.data()), data.size()) == expected);
+    std::ifstream bytes(out, std::ios::binary);
+    outputs.emplace_back(std::istreambuf_iterator<char>(bytes), std::istreambuf_iterator<char>());
+  }
+  CHECK(outputs[0] == outputs[1]);
+  CHECK(outputs[0] == outputs[2]);
+
+  // Tile 1400 (band 3 of 3) becomes a run of zero bits: the first two bands are decoded, then
+  // the error comes from the block's writing, and no output is left.
+  std::string damaged = fz;
+  const Layout l = layout_of(fz);
+  const std::size_t row = 1400 - 1;
+  const std::uint32_t length = read_be32(damaged, l.data + row * l.row);
+  const std::size_t tile = l.heap + read_be32(damaged, l.data + row * l.row + 4);
+  std::fill(damaged.begin() + static_cast<std::ptrdiff_t>(tile + 3),
+            damaged.begin() + static_cast<std::ptrdiff_t>(tile + length), '\0');
+  std::ofstream(in, std::ios::binary | std::ios::trunc) << damaged;
+  for (const unsigned threads : {1u, 2u}) {
+    INFO("threads " << threads);
+    fitsasdf::ConvertOptions options;
+    options.durable = false;
+    options.threads = threads;
+    const fs::path out = dir / "damaged.asdf";
+    try {
+      fitsasdf::convert_fits_to_asdf(in.string(), out.string(), options);
+      FAIL("no error");
+    } catch (const asdfcore::Error& e) {
+      INFO(e.what());
+      CHECK(e.code() == ErrorCode::kCompression);
+      CHECK(e.context().hdu == 2);
+      CHECK(std::string(e.what()).find("tile 1400 of the RICE_1-compressed image is damaged") !=
+            std::string::npos);
+    }
+    CHECK_FALSE(fs::exists(out));
+    CHECK(std::distance(fs::directory_iterator(dir / ""), fs::directory_iterator()) == 6);
+  }
+}
