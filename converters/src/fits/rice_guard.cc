@@ -9,7 +9,8 @@ namespace {
 
 /// The 64 bits of `stream` from bit `at` on (first bit highest), bytes past its end read as 0.
 /// The low `at % 8` bits are always 0, so at least 57 of them are the stream's.
-std::uint64_t bits_at(std::span<const std::uint8_t> stream, std::uint64_t at) {
+[[gnu::always_inline]] inline std::uint64_t bits_at(std::span<const std::uint8_t> stream,
+                                                   std::uint64_t at) {
   const std::uint64_t byte = at >> 3;
   std::uint64_t word = 0;
   if (byte + 8 <= stream.size()) {

@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 
+#include "asdfcore/ndarray/dtype.h"
 #include "fits/cfitsio.h"
 #include "fits/fits_file.h"
 #include "fits/header_guard.h"
@@ -216,7 +217,7 @@ Attempt compress_with(int bitpix, const std::vector<long>& naxes, std::vector<st
 }  // namespace
 
 CompressedImage compress_image(int bitpix, const std::vector<long>& naxes,
-                               std::span<const std::uint8_t> pixels,
+                               std::vector<std::uint8_t> pixels,
                                const std::vector<std::string>& cards, const TileCompression& params,
                                const asdfcore::ErrorContext& where) {
   compression_code(params.type, where);  // a name CFITSIO does not know is refused first
@@ -239,12 +240,11 @@ CompressedImage compress_image(int bitpix, const std::vector<long>& naxes,
                     std::to_string(static_cast<std::uint64_t>(count) * size) + " its axes need",
                 where);
   }
-  // CFITSIO takes the pixels in the machine's order.
-  std::vector<std::uint8_t> native(pixels.begin(), pixels.end());
-  if constexpr (std::endian::native == std::endian::little) {
-    for (std::size_t i = 0; i < native.size(); i += size) {
-      for (std::size_t a = i, b = i + size - 1; a < b; ++a, --b) std::swap(native[a], native[b]);
-    }
+  // CFITSIO takes the pixels in the machine's order: turned in place (the caller's copy).
+  std::vector<std::uint8_t>& native = pixels;
+  if (size > 1 && asdfcore::ndarray::native_byte_order() != asdfcore::ndarray::ByteOrder::kBig) {
+    asdfcore::ndarray::swap_units(native.data(), native.size() / size,
+                                  static_cast<std::uint32_t>(size));
   }
   Attempt made = compress_with(bitpix, naxes, native, count, cards, params, where);
   if (made.plio_problem.empty()) return {std::move(made.hdu), ""};

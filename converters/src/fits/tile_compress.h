@@ -30,9 +30,10 @@ struct CompressedImage {
 };
 
 /// Compress the image of BITPIX `bitpix` and axes `naxes` (FITS order) whose stored values are
-/// `pixels` (big-endian, C order) with `params`, as CFITSIO does: the compressed image HDU gets
-/// `cards` (80-byte images: BSCALE, BZERO, BLANK, any card the header should carry) before the
-/// pixels are written with scaling off, so the stored values go in unchanged. Integer images
+/// `pixels` (big-endian, C order; taken, and turned to the machine's order in place) with
+/// `params`, as CFITSIO does: the compressed image HDU gets `cards` (80-byte images: BSCALE,
+/// BZERO, BLANK, any card the header should carry) before the pixels are written with scaling
+/// off, so the stored values go in unchanged. Integer images
 /// compress without loss with every algorithm but HCOMPRESS with SCALE other than 0. Float images
 /// are compressed without quantization (CFITSIO's quantize level 0: exact values), whatever
 /// ZQUANTIZ says: quantized floats cannot be quantized again to the same integers. PLIO_1 is
@@ -41,7 +42,7 @@ struct CompressedImage {
 /// padded to 2880 bytes. Throws `asdfcore::Error` with `where` when CFITSIO refuses the
 /// parameters.
 CompressedImage compress_image(int bitpix, const std::vector<long>& naxes,
-                               std::span<const std::uint8_t> pixels,
+                               std::vector<std::uint8_t> pixels,
                                const std::vector<std::string>& cards, const TileCompression& params,
                                const asdfcore::ErrorContext& where);
 

@@ -195,12 +195,13 @@ TileReader::Source TileReader::stream(std::shared_ptr<TileReader> image,
   State& state = *image->state_;
   threads = static_cast<unsigned>(
       std::clamp<long>(static_cast<long>(std::max(threads, 1u)), 1, std::max(state.bands, 1L)));
-  if (threads > 1) {
+  if (state.bands > 1) {
+    // Workers decode ahead while the caller's thread hashes and writes what they gave.
     auto pipeline =
         std::make_shared<BandPipeline>(std::move(image), state, threads, std::move(transform));
     return [pipeline](std::span<std::uint8_t> buffer) { return pipeline->read(buffer); };
   }
-  // One thread: each band decoded as the reader reaches it.
+  // One band: decoded when the reader reaches it, on its thread.
   struct Reader {
     std::shared_ptr<TileReader> image;
     Transform transform;

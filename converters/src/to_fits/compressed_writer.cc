@@ -220,7 +220,8 @@ HduPlan plan_compressed_image(const ItemInput& input) {
     params.hcomp_scale = 0.0f;
   }
   const fits::CompressedImage compressed =
-      fits::compress_image(bitpix, naxes, pixels.bytes(), scaling, params, input.where);
+      fits::compress_image(bitpix, naxes, std::move(pixels.bytes()), scaling, params,
+                           input.where);
   HduPlan plan = plan_from_compressed(input, compressed.hdu, "tile-compressed image");
   if (!lossless.empty()) plan.report.notes.push_back(lossless);
   if (!compressed.substitution.empty()) plan.report.notes.push_back(compressed.substitution);
