@@ -50,7 +50,7 @@ class Job:
 
     def __init__(self, name, source, kind="to_asdf", compression=None, fsync=False,
                  no_checksum=False, no_verify=False, of_asdf=False, file_list=False,
-                 max_runs=None):
+                 max_runs=None, skip=()):
         self.name = name
         self.source = source          # an input name of make_inputs.py
         self.kind = kind
@@ -61,6 +61,14 @@ class Job:
         self.of_asdf = of_asdf          # read: read fitsasdf's ASDF file of `source`
         self.file_list = file_list      # validate: the input lists the files, one a line
         self.max_runs = max_runs        # at most this many runs (jobs of many minutes)
+        self.skip = skip                # contestants left out (too slow for the size)
+
+    @property
+    def fpack_option(self):
+        """fpack's option for a tile-compressed input (tiled_rice*: -r, tiled_gzip: -g), or None."""
+        if self.source.startswith("tiled_rice"):
+            return "-r"
+        return "-g" if self.source.startswith("tiled_gzip") else None
 
     @property
     def asdf_input(self):
@@ -212,6 +220,13 @@ def contestants(args, job):
             table["fitsasdf (1 thread)"] = (
                 lambda i, o: [fitsasdf, "convert", i, "-o", o, "--no-fsync", "--threads", "1"]
                 + compress, ".asdf")
+        if job.fpack_option:
+            # CFITSIO's own decompressor on the same file, and fitsasdf decoding tiles on one
+            # thread (beside the one that hashes and writes): the default uses every core.
+            table["funpack"] = (lambda i, o: ["funpack", "-O", o, i], ".fits")
+            table["fitsasdf (1 thread)"] = (
+                lambda i, o: [fitsasdf, "convert", i, "-o", o, "--no-fsync", "--threads", "1"],
+                ".asdf")
         if job.fsync:
             table["fitsasdf (fsync)"] = (
                 lambda i, o: [fitsasdf, "convert", i, "-o", o] + compress, ".asdf")
@@ -220,6 +235,11 @@ def contestants(args, job):
     elif job.kind == "to_fits":
         table["cp"] = (lambda i, o: ["cp", i, o], ".asdf")
         table["fitsasdf"] = (lambda i, o: [fitsasdf, "convert", i, "-o", o, "--no-fsync"], ".fits")
+        if job.fpack_option:
+            # fpack compressing the same image from its plain FITS file (funpack's, made once in
+            # OUT/derived), with the same parameters.
+            plain = os.path.join(args.out, "derived", job.source + "_plain.fits")
+            table["fpack"] = (lambda i, o: ["fpack", job.fpack_option, "-O", o, plain], ".fits")
         if job.no_verify:
             # The input's block MD5s are verified by default: this row is the data path alone.
             table[NO_VERIFY] = (
@@ -283,6 +303,8 @@ def contestants(args, job):
             lambda i, o: [PYTHON, os.path.join(HERE, "python_update.py"), python_file,
                           str(next(numbers))],
             None, lambda: shutil.copyfile(pristine, python_file))
+    for name in job.skip:
+        table.pop(name, None)
     return table
 
 
@@ -291,6 +313,8 @@ def jobs(quick, selected=None):
     them."""
     big = "f32_128mib" if quick else "f32_1gib"
     big_label = "f32 128 MiB" if quick else "f32 1 GiB"
+    big_tiled = "tiled_rice_128mib" if quick else "tiled_rice_1gib"
+    big_tiled_label = "tiled 128 MiB RICE_1" if quick else "tiled 1 GiB RICE_1"
     big_list, big_list_label = (("list100k", "batch --from 100,000 inputs") if quick
                                 else ("list1m", "batch --from 1,000,000 inputs"))
     every = [
@@ -299,6 +323,7 @@ def jobs(quick, selected=None):
         Job("u16 256 MiB BZERO", "u16_256mib", no_checksum=True),
         Job("tiled 64 MiB RICE_1", "tiled_rice"),
         Job("tiled 64 MiB GZIP_1", "tiled_gzip"),
+        Job(big_tiled_label, big_tiled, skip=(MODULE, "python")),
         Job("200 extensions", "mef200"),
         Job("5000-card header", "hdr5000"),
         Job("table 5M rows x 10 cols", "table5m", no_checksum=True),
@@ -450,11 +475,17 @@ def derive_inputs(args, inputs, chosen):
             continue
         path = os.path.join(folder, job.derived + ".asdf")
         argv = [args.fitsasdf, "convert", inputs[job.source]["path"], "-o", path, "-q",
-                "--no-fsync"]
+                "--no-fsync", "--overwrite"]
         if job.compression:
             argv += ["--compress", job.compression]
         print(f"bench: writing {os.path.relpath(path, ROOT)} (fitsasdf convert)", flush=True)
         subprocess.run(argv, check=True)
+        if job.fpack_option:
+            # fpack's input on the way back: the image as a plain FITS file.
+            plain = os.path.join(folder, job.source + "_plain.fits")
+            if os.path.exists(plain):
+                os.remove(plain)
+            subprocess.run(["funpack", "-O", plain, inputs[job.source]["path"]], check=True)
         derived[job.derived] = {
             "path": path,
             "description": f"fitsasdf's ASDF file of {job.source}"

@@ -344,6 +344,7 @@ def inputs(quick):
     f32_rows = 2048 if quick else 16384  # 16384 columns: 128 MiB or 1 GiB of float32
     f32_name = "f32_128mib" if quick else "f32_1gib"
     big_list, big_list_count = ("list100k", 100_000) if quick else ("list1m", 1_000_000)
+    big_tiled, tiled_rows = ("tiled_rice_128mib", 4096) if quick else ("tiled_rice_1gib", 32768)
     return {
         f32_name: ("float32 image 16384 x %d" % f32_rows, write_float_image, (16384, f32_rows, 1)),
         "u16_256mib": (
@@ -356,6 +357,11 @@ def inputs(quick):
         "tiled_gzip": (
             "int16 image 8192 x 4096, BZERO 32768, GZIP_1 tiles by fpack -g (64 MiB raw)",
             write_tiled_image, (8192, 4096, 9, "-g")
+        ),
+        big_tiled: (
+            "int16 image 16384 x %d, BZERO 32768, RICE_1 tiles by fpack -r (%s raw)"
+            % (tiled_rows, "128 MiB" if quick else "1 GiB"),
+            write_tiled_image, (16384, tiled_rows, 10, "-r")
         ),
         "mef200": (
             "primary + 200 float32 128 x 128 extensions", write_many_extensions, (200, 128, 3)
