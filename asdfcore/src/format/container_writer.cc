@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <deque>
 #include <future>
+#include <thread>
 
 #include "asdfcore/compression/md5.h"
 #include "asdfcore/error.h"
@@ -261,6 +263,23 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
     out.write(as_bytes(pad));
   }
 
+  // Hashes of large file-range blocks still running, oldest first: each completes its block's
+  // header. Their futures wait for their threads whatever ends this function.
+  struct PendingHash {
+    std::future<compression::Md5Digest> digest;
+    BlockHeader header;
+    std::uint64_t header_at = 0;
+  };
+  std::deque<PendingHash> pending;
+  const std::size_t hash_threads =
+      options.threads != 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  const auto finish_oldest = [&pending, &out] {
+    PendingHash& oldest = pending.front();
+    oldest.header.checksum = oldest.digest.get();  // rethrows a read error of its thread
+    out.write_at(oldest.header_at, encode_block_header(oldest.header));
+    pending.pop_front();
+  };
+
   std::vector<std::uint64_t> offsets;
   offsets.reserve(blocks.size());
   for (std::size_t i = 0; i < blocks.size(); ++i) {
@@ -390,18 +409,25 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
         out.write_zeros(block.padding);
         continue;
       }
-      // A thread pays off only for large ranges; small ones are hashed before the copy.
-      const auto hash_ranges = [&h, &block] {
+      // A thread pays off only for large ranges; small ones are hashed before the copy. A
+      // large block's hash is not waited for: its header is completed once it is done, so the
+      // next blocks are copied and hashed meanwhile, one hashing thread a core.
+      const bool deferred = sum && data_size >= 4 * kStreamChunk;
+      if (deferred) {
+        while (pending.size() >= hash_threads) finish_oldest();
+        pending.push_back(PendingHash{
+            std::async(std::launch::async,
+                       [h = std::move(h), ranges = block.file_ranges]() mutable {
+                         std::vector<std::uint8_t> buffer;
+                         for (const auto& r : ranges) hash_range(r, h, buffer);
+                         return h.finish();
+                       }),
+            header, header_at});
+      } else if (sum) {
         std::vector<std::uint8_t> buffer;
         for (const auto& r : block.file_ranges) hash_range(r, h, buffer);
-      };
-      std::future<void> hashing;
-      if (sum && data_size >= 4 * kStreamChunk) {
-        hashing = std::async(std::launch::async, hash_ranges);
-      } else if (sum) {
-        hash_ranges();
       }
-      try {
+      {
         for (const auto& r : block.file_ranges) {
           if (!options.on_data) {
             out.copy_from(r.fd, r.offset, r.length);
@@ -414,12 +440,8 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
             at += n;
           }
         }
-      } catch (...) {
-        if (hashing.valid()) hashing.wait();
-        throw;
       }
-      if (sum) {
-        if (hashing.valid()) hashing.get();  // rethrows a read error of the hashing thread
+      if (sum && !deferred) {
         header.checksum = h.finish();
         out.write_at(header_at, encode_block_header(header));
       }
@@ -490,6 +512,7 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
     out.write_zeros(block.padding);
   }
 
+  while (!pending.empty()) finish_oldest();
   const bool streamed = !blocks.empty() && blocks.back().streamed;
   if (options.block_index && !blocks.empty() && !streamed) {
     out.write(as_bytes(encode_block_index(offsets)));

@@ -767,6 +767,64 @@ TEST_CASE("blocks streamed from file ranges: copied by the kernel, hashed beside
   ::close(fd);
 }
 
+TEST_CASE("large file-range blocks are hashed side by side, each header completed after",
+          "[writer][file_range]") {
+  // Five blocks of 17 MiB (hashed on threads of their own, at most one a thread: with 2, the
+  // third waits for the first), a small one among them (hashed before its copy), a prefix
+  // piece on one: every header carries its own block's MD5.
+  fitsasdf::test::TempDir dir;
+  const std::size_t size = 17u << 20;
+  std::vector<std::uint8_t> input(5 * size + 4096);
+  for (std::size_t i = 0; i < input.size(); ++i) {
+    input[i] = static_cast<std::uint8_t>((i * 2654435761u) >> 13);
+  }
+  const auto in_path = (dir / "input.bin").string();
+  {
+    std::ofstream f(in_path, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(input.data()), static_cast<std::streamsize>(input.size()));
+  }
+  const int fd = ::open(in_path.c_str(), O_RDONLY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  const std::string head = "prefix";
+  for (const unsigned threads : {1u, 2u, 0u}) {
+    std::vector<BlockToWrite> blocks;
+    std::vector<std::vector<std::uint8_t>> expected;
+    for (std::size_t b = 0; b < 6; ++b) {
+      BlockToWrite block;
+      const std::uint64_t offset = b == 5 ? 5 * size : b * size + b;
+      const std::uint64_t length = b == 5 ? 4000 : size - b;
+      std::vector<std::uint8_t> bytes;
+      if (b == 2) {
+        block.pieces.push_back({reinterpret_cast<const std::uint8_t*>(head.data()), head.size()});
+        bytes.assign(head.begin(), head.end());
+      }
+      block.file_ranges.push_back(FileRange{fd, offset, length});
+      bytes.insert(bytes.end(), input.begin() + static_cast<std::ptrdiff_t>(offset),
+                   input.begin() + static_cast<std::ptrdiff_t>(offset + length));
+      expected.push_back(std::move(bytes));
+      blocks.push_back(std::move(block));
+    }
+    std::swap(blocks[1], blocks[5]);  // the small block second
+    std::swap(expected[1], expected[5]);
+    WriteOptions options;
+    options.threads = threads;
+    const auto out = (dir / ("out" + std::to_string(threads) + ".asdf")).string();
+    write_container(out, "", blocks, options);
+    const Container c = Container::open(out);
+    REQUIRE(c.blocks().size() == 6);
+    for (std::size_t b = 0; b < 6; ++b) {
+      INFO("threads " << threads << ", block " << b);
+      const auto data = c.data(b, true);
+      CHECK(std::equal(data.span().begin(), data.span().end(), expected[b].begin(),
+                       expected[b].end()));
+      CHECK(c.blocks()[b].header.checksum == md5(expected[b]));
+      CHECK(c.check(b) == ChecksumStatus::kMatchesStored);
+    }
+    CHECK(c.block_index_valid());
+  }
+  ::close(fd);
+}
+
 TEST_CASE("a file range's transform is applied to every chunk, element aligned",
           "[writer][file_range]") {
   fitsasdf::test::TempDir dir;

@@ -79,8 +79,9 @@ struct WriteOptions {
   /// atomically at the rename.
   bool replace = true;
   /// Threads that compress the pieces of a large block side by side (the writing thread
-  /// included); 0 means `std::thread::hardware_concurrency()`. The bytes written do not
-  /// depend on it.
+  /// included), and that hash large uncompressed blocks copied from files while the next
+  /// blocks are copied; 0 means `std::thread::hardware_concurrency()`. The bytes written do
+  /// not depend on it.
   unsigned threads = 0;
   /// Called with each count of block data bytes (decoded, before compression) taken for the
   /// output, at least every 4 MiB, then once with 0 just before the file is committed. It
