@@ -437,16 +437,22 @@ def write_curve_table(path, nrows, seed):
 
 
 def write_curve_arrays(path, count, seed):
-    """An ASDF file written by python asdf whose tree is a list of `count` float64 arrays of 16
-    elements, each in its own block (python's defaults: MD5 checksums, a block index): the
-    array axis of the cost curves. python asdf takes about 2.5 ms an array to write it."""
-    import asdf
+    """An ASDF file whose tree is a list of `count` float64 arrays of 16 elements, each in its
+    own block (MD5 checksums), written by fitsasdf's Python module (`fitsasdf.write`, the
+    build's package on PYTHONPATH, as bench.py sets it): the array axis of the cost curves.
+    Not python asdf: asdf 2.14 finds each block's index by a linear search over the blocks
+    (`BlockManager.get_source`, twice an array), so it needs about 26 s for 10,000 arrays and
+    would need the better part of an hour for 100,000."""
+    try:
+        import fitsasdf
+    except ImportError as e:
+        raise RuntimeError("the arrays cost-curve inputs are written by fitsasdf's Python "
+                           "module: build it (target fitsasdf_python) and put its folder on "
+                           "PYTHONPATH (bench.py does)") from e
 
     rng = np.random.default_rng(seed)
     arrays = [rng.standard_normal(16) for _ in range(count)]
-    with asdf.config_context() as config:
-        config.array_inline_threshold = None  # every array in a block of its own
-        asdf.AsdfFile({"arrays": arrays}).write_to(path)
+    fitsasdf.write(path, {"arrays": arrays}, durable=False)
 
 
 # The cost-curve axes: name -> (input prefix, writer, the fixed-cost size, the three sizes,
@@ -454,7 +460,7 @@ def write_curve_arrays(path, count, seed):
 CURVES = {
     "hdus": ("curve_hdus", write_curve_hdus, 1, (100, 1_000, 10_000), 21, "HDU"),
     "cards": ("curve_cards", write_curve_cards, 10, (1_000, 10_000, 100_000), 22, "card"),
-    "arrays": ("curve_arrays", write_curve_arrays, 1, (1_000, 10_000, 100_000), 23, "array"),
+    "arrays": ("curve_arrays", write_curve_arrays, 1, (1_000, 10_000, 100_000), 25, "array"),
     "rows": ("curve_rows", write_curve_table, 1, (1_000_000, 10_000_000, 50_000_000), 24, "row"),
 }
 
