@@ -241,22 +241,27 @@ def curve_rows(results):
             raw = [times[n][0] / n * 1e6 for n in sizes]
             net = [(times[n][0] - fixed) / (n - base) * 1e6 for n in sizes]
             net_cpu = [(times[n][1] - fixed_cpu) / (n - base) * 1e6 for n in sizes]
-            # The reference: the smallest size, or the middle one when the smallest is noise.
-            ref, mark = 0, ""
-            if times[sizes[0]][0] - fixed < CURVE_NOISE_FLOOR_S:
-                ref, mark = 1, " mid"
-            def ratio(values):  # None: no per-item cost to compare (it does not grow)
-                return values[-1] / values[ref] if values[ref] > 0 else None
-            def shown(value):
+            def ratio(values, spent):
+                """Largest over smallest (over middle, "mid", when the smallest size's net
+                seconds `spent[0]` are under the noise floor); None when there is no per-item
+                cost to compare (it does not grow with the size)."""
+                ref = 1 if spent[0] < CURVE_NOISE_FLOOR_S else 0
+                if values[ref] <= 0:
+                    return None, ""
+                return values[-1] / values[ref], " mid" if ref else ""
+            def shown(value_mark):
+                value, mark = value_mark
                 return "n/a" if value is None else f"{value:.2f}{mark}"
+            wall_ratio = ratio(net, [times[n][0] - fixed for n in sizes])
+            cpu_ratio = ratio(net_cpu, [times[n][1] - fixed_cpu for n in sizes])
             rows.append([
                 axis, op, f"{fixed:.3f} ({base:,} {item})",
                 " / ".join(f"{n:,}" for n in sizes),
                 " / ".join(f"{times[n][0]:.3f}" for n in sizes),
                 " / ".join(f"{x:.3g}" for x in raw),
                 " / ".join(f"{x:.3g}" for x in net),
-                shown(ratio(net)), shown(ratio(net_cpu)),
-                "NOT FLAT" if (ratio(net) or 0) > CURVE_FLAT else "flat",
+                shown(wall_ratio), shown(cpu_ratio),
+                "NOT FLAT" if (wall_ratio[0] or 0) > CURVE_FLAT else "flat",
             ])
     return rows
 
@@ -270,9 +275,10 @@ CURVE_NOTE = (
     "not inflate the small size. ratio: the largest size's net us/item over the smallest's "
     f"(\"mid\": over the middle size's, when the smallest's net time is under "
     f"{CURVE_NOISE_FLOOR_S} s, too little to tell from noise); CPU ratio: the same of user + "
-    f"system time. NOT FLAT when the wall ratio is over {CURVE_FLAT}. The arrays axis's input is "
-    "python asdf's file and its FITS file fitsasdf's conversion of it; the other axes' ASDF "
-    "files are fitsasdf's conversions of their FITS inputs.")
+    "system time (`/usr/bin/time`, 10 ms steps), steadier than wall time on a shared machine. "
+    f"NOT FLAT when the wall ratio is over {CURVE_FLAT}. The arrays axis's ASDF files are "
+    "written by fitsasdf's Python module (`fitsasdf.write`) and its FITS files by `fitsasdf "
+    "convert` of them; the other axes' ASDF files are `fitsasdf convert` of their FITS inputs.")
 
 
 def contestants(args, job):
