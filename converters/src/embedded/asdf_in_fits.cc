@@ -81,9 +81,9 @@ class HduIndex {
  private:
   struct Named {
     explicit Named(std::size_t at) : first(at) {}
-    std::size_t first;                                     // the first HDU of the name
+    std::size_t first;                                      // the first HDU of the name
     std::unordered_map<long long, std::size_t> by_version;  // EXTVER -> its first HDU
-    std::optional<std::size_t> first_bad_version;          // the first non-integer EXTVER
+    std::optional<std::size_t> first_bad_version;           // the first non-integer EXTVER
   };
   const std::vector<hdu::HduInput>& hdus_;
   std::unordered_map<std::string, Named> names_;
