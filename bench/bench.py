@@ -36,6 +36,12 @@ PREVIOUS = "previous "
 REGRESSION_THRESHOLD = 0.10
 REGRESSION_MIN_WALL_S = 0.05
 REGRESSION_MIN_RSS_MIB = 4.0
+# A cost curve whose time per item at its largest size is more than this many times that at its
+# smallest is flagged (linear cost keeps it near 1).
+CURVE_FLAT = 1.5
+
+sys.path.insert(0, HERE)
+from make_inputs import CURVES  # noqa: E402  (the axes, their sizes and their inputs)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -46,11 +52,12 @@ class Job:
     """One line of work: `kind` is to_asdf (a FITS input converted), to_fits (the ASDF file
     fitsasdf made from a FITS input, converted back), batch (a folder of files), read (open an
     ASDF file and touch every array), validate (check ASDF files against the schemas) or edit
-    (change one small value of the tree of fitsasdf's ASDF file of `source`, in a work copy)."""
+    (change one small value of the tree of fitsasdf's ASDF file of `source`, in a work copy) or
+    curve (one size of a cost-curve axis: every operation timed on it, see curve_operations)."""
 
     def __init__(self, name, source, kind="to_asdf", compression=None, fsync=False,
                  no_checksum=False, no_verify=False, of_asdf=False, file_list=False,
-                 max_runs=None, skip=()):
+                 max_runs=None, skip=(), axis=None, items=0, groups=()):
         self.name = name
         self.source = source          # an input name of make_inputs.py
         self.kind = kind
@@ -62,6 +69,9 @@ class Job:
         self.file_list = file_list      # validate: the input lists the files, one a line
         self.max_runs = max_runs        # at most this many runs (jobs of many minutes)
         self.skip = skip                # contestants left out (too slow for the size)
+        self.axis = axis                # curve: the axis name (hdus, cards, arrays, rows)
+        self.items = items              # curve: how many of the axis's items the input holds
+        self.groups = set(groups)       # further names that select the job with --jobs
 
     @property
     def fpack_option(self):
@@ -83,6 +93,12 @@ class Job:
     def derived(self):
         """The name of the ASDF input a to_fits job converts back."""
         return self.source + "_asdf" + ("_" + self.compression if self.compression else "")
+
+    @property
+    def companion(self):
+        """curve: the name of the input's counterpart in the other format, written by this
+        fitsasdf's `convert` (the ASDF file of a FITS input; the FITS file of an ASDF one)."""
+        return self.source + ("_fits" if self.axis == "arrays" else "_asdf")
 
 
 NO_VERIFY = "fitsasdf (no verify)"
@@ -195,6 +211,84 @@ def validation_costs(results):
     return lines
 
 
+CURVE_COLUMNS = ["axis", "operation", "fixed cost s", "items", "wall s", "us/item",
+                 "us/item net of fixed cost", "ratio", "CPU ratio", "flat?"]
+# The smallest size's time net of the fixed cost is a difference of two short runs: under this
+# many seconds it is mostly noise, and the ratio is taken from the middle size instead.
+CURVE_NOISE_FLOOR_S = 0.02
+
+
+def curve_rows(results):
+    """The cost-curve table: per axis and operation, the wall time (median of the runs) at each
+    of the three sizes, the time per item as measured (wall / items) and net of the fixed cost
+    ((wall - wall of the axis's fixed-cost input) / (items - its items)), and the ratio of the
+    largest size's net time per item over the smallest's (over the middle size's, marked "mid",
+    when the smallest's net time is under CURVE_NOISE_FLOOR_S); the same ratio of CPU time
+    (user + system) beside it, steadier on a shared machine. Flagged NOT FLAT when the wall
+    ratio is over CURVE_FLAT."""
+    got, failed = {}, set()
+    for r in results:
+        curve = r.get("curve")
+        if not curve:
+            continue
+        key = (curve["axis"], r["contestant"])
+        if "error" in r:
+            failed.add(key)
+        else:
+            got.setdefault(key, {})[curve["items"]] = (r["wall"], r["cpu"])
+    rows = []
+    for axis, (_, _, base, sizes, _, item) in CURVES.items():
+        operations = [op for (a, op) in list(got) + sorted(failed) if a == axis]
+        for op in dict.fromkeys(operations):
+            times = got.get((axis, op), {})
+            if (axis, op) in failed or any(n not in times for n in (base,) + sizes):
+                rows.append([axis, op, "FAILED" if (axis, op) in failed else "missing"]
+                            + [""] * (len(CURVE_COLUMNS) - 3))
+                continue
+            fixed, fixed_cpu = times[base]
+            raw = [times[n][0] / n * 1e6 for n in sizes]
+            net = [(times[n][0] - fixed) / (n - base) * 1e6 for n in sizes]
+            net_cpu = [(times[n][1] - fixed_cpu) / (n - base) * 1e6 for n in sizes]
+            def ratio(values, spent):
+                """Largest over smallest (over middle, "mid", when the smallest size's net
+                seconds `spent[0]` are under the noise floor); None when there is no per-item
+                cost to compare (it does not grow with the size)."""
+                ref = 1 if spent[0] < CURVE_NOISE_FLOOR_S else 0
+                if values[ref] <= 0:
+                    return None, ""
+                return values[-1] / values[ref], " mid" if ref else ""
+            def shown(value_mark):
+                value, mark = value_mark
+                return "n/a" if value is None else f"{value:.2f}{mark}"
+            wall_ratio = ratio(net, [times[n][0] - fixed for n in sizes])
+            cpu_ratio = ratio(net_cpu, [times[n][1] - fixed_cpu for n in sizes])
+            rows.append([
+                axis, op, f"{fixed:.3f} ({base:,} {item})",
+                " / ".join(f"{n:,}" for n in sizes),
+                " / ".join(f"{times[n][0]:.3f}" for n in sizes),
+                " / ".join(f"{x:.3g}" for x in raw),
+                " / ".join(f"{x:.3g}" for x in net),
+                shown(wall_ratio), shown(cpu_ratio),
+                "NOT FLAT" if (wall_ratio[0] or 0) > CURVE_FLAT else "flat",
+            ])
+    return rows
+
+
+CURVE_NOTE = (
+    "Cost curves (issue 28): each operation timed on three sizes of one axis, all else small. "
+    "wall s: median wall time at each size; us/item: that over the number of items, in "
+    "microseconds; net of fixed cost: the wall time of the same command on the axis's "
+    "fixed-cost input (1 HDU, 10 cards, 1 array, 1 row: process start-up, schema loading, the "
+    "file's own headers) subtracted first, from the time and from the count, so start-up does "
+    "not inflate the small size. ratio: the largest size's net us/item over the smallest's "
+    f"(\"mid\": over the middle size's, when the smallest's net time is under "
+    f"{CURVE_NOISE_FLOOR_S} s, too little to tell from noise); CPU ratio: the same of user + "
+    "system time (`/usr/bin/time`, 10 ms steps), steadier than wall time on a shared machine. "
+    f"NOT FLAT when the wall ratio is over {CURVE_FLAT}. The arrays axis's ASDF files are "
+    "written by fitsasdf's Python module (`fitsasdf.write`) and its FITS files by `fitsasdf "
+    "convert` of them; the other axes' ASDF files are `fitsasdf convert` of their FITS inputs.")
+
+
 def contestants(args, job):
     """Name -> (argv builder taking (input, output), output suffix[, preparation]), in display
     order; an output suffix of None means the contestant writes nothing new (the read job) or
@@ -303,8 +397,42 @@ def contestants(args, job):
             lambda i, o: [PYTHON, os.path.join(HERE, "python_update.py"), python_file,
                           str(next(numbers))],
             None, lambda: shutil.copyfile(pristine, python_file))
+    elif job.kind == "curve":
+        table = curve_operations(args, job)
     for name in job.skip:
         table.pop(name, None)
+    return table
+
+
+def curve_operations(args, job):
+    """The cost-curve operations on one input, as contestants: both conversions, info of either
+    file, validate of the ASDF one and verify of the pair. The counterpart in the other format
+    is the input's companion (derive_inputs), so each operation sees the same file at every
+    run."""
+    fitsasdf = args.fitsasdf
+    other = os.path.join(args.out, "derived", job.companion
+                         + (".fits" if job.axis == "arrays" else ".asdf"))
+    table = {}
+    if job.axis == "arrays":
+        # The input is the ASDF file; its companion is the FITS file fitsasdf makes of it.
+        fits_in, asdf_in = other, None
+        table["read (bench reader)"] = (lambda i, o: [args.reader, i], None)
+    else:
+        fits_in, asdf_in = None, other
+    def fits_of(i):
+        return fits_in or i
+    def asdf_of(i):
+        return asdf_in or i
+    table["convert to ASDF"] = (
+        lambda i, o: [fitsasdf, "convert", fits_of(i), "-o", o, "--no-fsync"], ".asdf")
+    table["convert to FITS"] = (
+        lambda i, o: [fitsasdf, "convert", asdf_of(i), "-o", o, "--no-fsync"], ".fits")
+    # info of a FITS file lists its HDUs; on the card axis every card is printed (--header).
+    header = ["--header"] if job.axis == "cards" else []
+    table["info FITS"] = (lambda i, o: [fitsasdf, "info", fits_of(i)] + header, None)
+    table["info ASDF"] = (lambda i, o: [fitsasdf, "info", asdf_of(i)], None)
+    table["validate ASDF"] = (lambda i, o: [fitsasdf, "validate", asdf_of(i)], None)
+    table["verify FITS ASDF"] = (lambda i, o: [fitsasdf, "verify", fits_of(i), asdf_of(i)], None)
     return table
 
 
@@ -342,10 +470,23 @@ def jobs(quick, selected=None):
         Job("validate 1000-entry tree", "tree1000", kind="validate"),
         Job("validate ASDF corpus", CORPUS, kind="validate", file_list=True),
         Job("edit " + big_label + " (small change)", big, kind="edit"),
-    ]
+    ] + curve_jobs()
     if selected is None:
         return every
-    return [job for job in every if job.slug in selected or job.source in selected]
+    return [job for job in every
+            if job.slug in selected or job.source in selected or job.groups & selected]
+
+
+def curve_jobs():
+    """The cost-curve jobs (issue 28): per axis, its fixed-cost input (a few items) and its three
+    sizes; selected together by `curves`, per axis by `curve_AXIS` (curve_hdus, curve_cards,
+    curve_arrays, curve_rows)."""
+    found = []
+    for axis, (prefix, _, base, sizes, _, item) in CURVES.items():
+        for n in (base,) + sizes:
+            found.append(Job(f"curve {axis} {n}", f"{prefix}_{n}", kind="curve", axis=axis,
+                             items=n, groups=("curves", "curve_" + axis)))
+    return found
 
 
 def job_slug(name):
@@ -411,6 +552,8 @@ def count_items(job, source, log_path):
     if job.kind == "batch_list":
         with open(os.path.join(source, "list.txt")) as f:
             return sum(1 for _ in f)
+    if job.kind == "curve":
+        return job.items
     if job.kind == "read":
         with open(log_path, encoding="utf-8", errors="replace") as f:
             match = re.search(r"(\d+) arrays", f.read())
@@ -471,6 +614,16 @@ def derive_inputs(args, inputs, chosen):
     os.makedirs(folder, exist_ok=True)
     derived = {}
     for job in chosen:
+        if job.kind == "curve":
+            name = job.companion
+            path = os.path.join(folder, name + (".fits" if job.axis == "arrays" else ".asdf"))
+            print(f"bench: writing {os.path.relpath(path, ROOT)} (fitsasdf convert)", flush=True)
+            remove(path)
+            subprocess.run([args.fitsasdf, "convert", inputs[job.source]["path"], "-o", path,
+                            "-q", "--no-fsync"], check=True)
+            derived[name] = {"path": path, "description": f"fitsasdf's conversion of {job.source}",
+                             "size": os.path.getsize(path), "md5": "(made by this fitsasdf)"}
+            continue
         if not job.asdf_input or job.derived in derived:
             continue
         path = os.path.join(folder, job.derived + ".asdf")
@@ -645,6 +798,9 @@ def run_jobs(args, inputs, cold):
                 print(f"  {job.name:<26} {name:<22} run {round_index + 1}/{args.runs}: {shown}",
                       flush=True)
         rows = [summarize(job.name, name, source_info, runs[name]) for name in names]
+        if job.kind == "curve":
+            for row in rows:
+                row["curve"] = {"axis": job.axis, "items": job.items}
         if job.kind == "edit":
             finish_edits(args, job, rows, runs)
         results += rows
@@ -719,18 +875,18 @@ def rate(value):
     return f"{value:.0f}" if value >= 10 else f"{value:.2g}"
 
 
-def markdown_table(rows):
-    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+def markdown_table(rows, columns=COLUMNS):
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return "\n".join(lines)
 
 
-def text_table(rows):
-    widths = [max(len(x) for x in column) for column in zip(COLUMNS, *rows)]
+def text_table(rows, columns=COLUMNS):
+    widths = [max(len(x) for x in column) for column in zip(columns, *rows)]
     def line(cells):
         return "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in
                          enumerate(zip(cells, widths)))
-    return "\n".join([line(COLUMNS), line(["-" * w for w in widths])] + [line(r) for r in rows])
+    return "\n".join([line(columns), line(["-" * w for w in widths])] + [line(r) for r in rows])
 
 
 def parse_previous(path):
@@ -937,6 +1093,9 @@ def write_results(args, info, inputs, results, rows, previous_meta, change_lines
         lines += ["Batch at scale (`--from` lists of links; the report in the output folder): "
                   "peak RSS against the number of inputs:", ""]
         lines += scale_notes(results) + [""]
+    if curve_rows(results):
+        lines += ["## Cost curves", "", CURVE_NOTE, "",
+                  markdown_table(curve_rows(results), CURVE_COLUMNS), ""]
     if edit_notes(results):
         lines += ["What the edit runs did (`fitsasdf edit --json`; python_update.py's file sizes; "
                   "after the runs each edited file must pass `fitsasdf validate --no-blocks` and "
@@ -1024,10 +1183,13 @@ def main():
     results = run_jobs(args, inputs, cold)
     elapsed = time.monotonic() - clock
 
-    rows = format_rows(results, previous)
-    change_lines = changes(results, previous)
-    print()
-    print(text_table(rows))
+    # The cost-curve runs have a table of their own (curve_rows), not rows of the main one.
+    plain = [r for r in results if "curve" not in r]
+    rows = format_rows(plain, previous)
+    change_lines = changes(plain, previous)
+    if rows:
+        print()
+        print(text_table(rows))
     if verify_costs(results):
         print("\nchecksum verification, ASDF -> FITS (verified / --no-verify-checksums):")
         print("\n".join(verify_costs(results)))
@@ -1037,6 +1199,9 @@ def main():
     if scale_notes(results):
         print("\nbatch at scale, peak memory against the number of inputs:")
         print("\n".join(line[2:] for line in scale_notes(results)))
+    if curve_rows(results):
+        print("\n" + CURVE_NOTE)
+        print(text_table(curve_rows(results), CURVE_COLUMNS))
     if edit_notes(results):
         print("\nwhat the edit runs did:")
         print("\n".join(edit_notes(results)))

@@ -339,6 +339,142 @@ def count_yaml_nodes(path):
     return {"nodes": nodes, "keys": keys}
 
 
+# ---------------------------------------------------------------------------------------------
+# Cost-curve inputs (issue 28): one axis grows, everything else stays small. The FITS files are
+# written byte by byte (astropy's Card formats each card), which is fast at any size.
+
+
+def _header_bytes(cards):
+    """(key, value, comment) triples, or ("HISTORY"/"COMMENT", text), as a FITS header padded
+    to a multiple of 2880 bytes, END included."""
+    text = b"".join(fits.Card(*card).image.encode("ascii") for card in cards)
+    text += b"END".ljust(80)
+    return text + b" " * ((-len(text)) % 2880)
+
+
+def _data_bytes(array):
+    raw = array.tobytes()
+    return raw + b"\0" * ((-len(raw)) % 2880)
+
+
+def write_curve_hdus(path, count, seed):
+    """An empty primary HDU and `count` 8 x 8 float32 SCI image extensions (one 2880-byte header
+    block and one data block each, 5,760 bytes an HDU): the HDU axis of the cost curves."""
+    rng = np.random.default_rng(seed)
+    with open(path, "wb") as f:
+        f.write(_header_bytes([("SIMPLE", True, "conforms to FITS standard"), ("BITPIX", 8),
+                               ("NAXIS", 0), ("EXTEND", True),
+                               ("NEXTEND", count, "number of extensions")]))
+        for index in range(count):
+            f.write(_header_bytes([
+                ("XTENSION", "IMAGE", "image extension"), ("BITPIX", -32), ("NAXIS", 2),
+                ("NAXIS1", 8), ("NAXIS2", 8), ("PCOUNT", 0), ("GCOUNT", 1),
+                ("EXTNAME", "SCI"), ("EXTVER", index + 1),
+                ("BUNIT", "electron/s"), ("CTYPE1", "RA---TAN"), ("CTYPE2", "DEC--TAN"),
+                ("CRPIX1", 4.0), ("CRPIX2", 4.0),
+                ("CRVAL1", 150.0 + 1e-4 * index), ("CRVAL2", 2.0),
+                ("CCDCHIP", index % 4 + 1, "detector chip"),
+            ]))
+            data = rng.standard_normal((8, 8), dtype=np.float32) * np.float32(5.0)
+            f.write(_data_bytes((data + np.float32(100.0)).astype(">f4")))
+
+
+def write_curve_cards(path, count, seed):
+    """An 8 x 8 float32 primary image whose header holds exactly `count` cards (END not
+    counted; the six mandatory ones included), of the kinds write_long_header mixes: the card
+    axis of the cost curves."""
+    rng = np.random.default_rng(seed)
+    cards = [("SIMPLE", True, "conforms to FITS standard"), ("BITPIX", -32), ("NAXIS", 2),
+             ("NAXIS1", 8), ("NAXIS2", 8), ("EXTEND", True)]
+    index = 0
+    while len(cards) < count:
+        kind = index % 10
+        key = f"KW{index:06d}"
+        if kind == 8:
+            cards.append(("HISTORY", f"step {index}: processed with pipeline stage {index % 37}"))
+        elif kind == 9:
+            cards.append(("COMMENT", f"note {index}: synthetic commentary card"))
+        elif kind in (0, 1, 2):
+            cards.append((key, int(rng.integers(-(10**9), 10**9)), f"integer card {index}"))
+        elif kind in (3, 4, 5):
+            cards.append((key, float(rng.standard_normal()) * 1e3, f"[s] real card {index}"))
+        elif kind == 6:
+            cards.append((key, f"value {index}", "string card"))
+        else:
+            cards.append((key, bool(index % 3), "logical card"))
+        index += 1
+    with open(path, "wb") as f:
+        f.write(_header_bytes(cards))
+        f.write(_data_bytes(rng.standard_normal((8, 8)).astype(">f4")))
+
+
+def write_curve_table(path, nrows, seed):
+    """A narrow binary table of `nrows` rows, 10 bytes a row: ID `J`, FLUX `E`, FLAGS `I` with
+    TZERO 32768 (unsigned 16-bit, so every row is changed on its way, as in table5m); written
+    a million rows at a time: the row axis of the cost curves."""
+    rng = np.random.default_rng(seed)
+    row = np.dtype([("ID", ">i4"), ("FLUX", ">f4"), ("FLAGS", ">i2")])
+    with open(path, "wb") as f:
+        f.write(_header_bytes([("SIMPLE", True, "conforms to FITS standard"), ("BITPIX", 8),
+                               ("NAXIS", 0), ("EXTEND", True)]))
+        f.write(_header_bytes([
+            ("XTENSION", "BINTABLE", "binary table extension"), ("BITPIX", 8), ("NAXIS", 2),
+            ("NAXIS1", row.itemsize), ("NAXIS2", nrows), ("PCOUNT", 0), ("GCOUNT", 1),
+            ("TFIELDS", 3), ("TTYPE1", "ID"), ("TFORM1", "J"), ("TTYPE2", "FLUX"),
+            ("TFORM2", "E"), ("TUNIT2", "mJy"), ("TTYPE3", "FLAGS"), ("TFORM3", "I"),
+            ("TZERO3", 32768), ("EXTNAME", "ROWS"),
+        ]))
+        chunk_rows = 1 << 20
+        for start in range(0, nrows, chunk_rows):
+            n = min(chunk_rows, nrows - start)
+            chunk = np.empty(n, dtype=row)
+            chunk["ID"] = np.arange(start, start + n, dtype=np.int64).astype(np.int32)
+            chunk["FLUX"] = rng.gamma(2.0, 1.5, n).astype(np.float32)
+            flags = rng.integers(0, 65536, n, dtype=np.uint32).astype(np.uint16)
+            chunk["FLAGS"] = (flags ^ np.uint16(0x8000)).view(np.int16)
+            f.write(chunk.tobytes())
+        f.write(b"\0" * ((-(row.itemsize * nrows)) % 2880))
+
+
+def write_curve_arrays(path, count, seed):
+    """An ASDF file whose tree is a list of `count` float64 arrays of 16 elements, each in its
+    own block (MD5 checksums), written by fitsasdf's Python module (`fitsasdf.write`, the
+    build's package on PYTHONPATH, as bench.py sets it): the array axis of the cost curves.
+    Not python asdf: asdf 2.14 finds each block's index by a linear search over the blocks
+    (`BlockManager.get_source`, twice an array), so it needs about 26 s for 10,000 arrays and
+    would need the better part of an hour for 100,000."""
+    try:
+        import fitsasdf
+    except ImportError as e:
+        raise RuntimeError("the arrays cost-curve inputs are written by fitsasdf's Python "
+                           "module: build it (target fitsasdf_python) and put its folder on "
+                           "PYTHONPATH (bench.py does)") from e
+
+    rng = np.random.default_rng(seed)
+    arrays = [rng.standard_normal(16) for _ in range(count)]
+    fitsasdf.write(path, {"arrays": arrays}, durable=False)
+
+
+# The cost-curve axes: name -> (input prefix, writer, the fixed-cost size, the three sizes,
+# seed, what one item is). bench.py reads this table too.
+CURVES = {
+    "hdus": ("curve_hdus", write_curve_hdus, 1, (100, 1_000, 10_000), 21, "HDU"),
+    "cards": ("curve_cards", write_curve_cards, 10, (1_000, 10_000, 100_000), 22, "card"),
+    "arrays": ("curve_arrays", write_curve_arrays, 1, (1_000, 10_000, 100_000), 25, "array"),
+    "rows": ("curve_rows", write_curve_table, 1, (1_000_000, 10_000_000, 50_000_000), 24, "row"),
+}
+
+
+def curve_inputs():
+    """Name -> (description, writer, arguments) of every cost-curve input, the fixed-cost one of
+    each axis included."""
+    found = {}
+    for axis, (prefix, writer, base, sizes, seed, item) in CURVES.items():
+        for n in (base,) + sizes:
+            found[f"{prefix}_{n}"] = (f"cost curve, {axis}: {n:,} {item}(s)", writer, (n, seed))
+    return found
+
+
 def inputs(quick):
     """Name -> (description, writer, arguments); the arguments are the file's spec."""
     f32_rows = 2048 if quick else 16384  # 16384 columns: 128 MiB or 1 GiB of float32
@@ -391,12 +527,18 @@ def inputs(quick):
             "ndarrays, strings, numbers, nested lists) and one 128 x 128 float32 block",
             write_large_tree, (1000, 10)
         ),
+        **curve_inputs(),
     }
 
 
 # Names ending in ".asdf" are ASDF files; folders have no extension.
 SUFFIX = {"batch1000": "", "list10k": "", "list100k": "", "list1m": "", "arrays5000": ".asdf",
           "tree1000": ".asdf"}
+
+
+for _name in curve_inputs():
+    if _name.startswith("curve_arrays"):
+        SUFFIX[_name] = ".asdf"
 
 
 def _size(path):

@@ -7,6 +7,8 @@
 #   bash bench/run.sh --quick    128 MiB float32 image, 1 run per contestant
 #   bash bench/run.sh --jobs table5m    only the named jobs (slugs or input names, comma-separated);
 #                                       their table goes to bench/out/RESULTS.selected.md
+#   bash bench/run.sh --jobs curves     only the cost curves (curve_hdus, curve_cards,
+#                                       curve_arrays, curve_rows: one axis)
 #   options: --runs N, --warm (keep the page cache), FITSASDF_BIN=path (skip the build)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,7 +26,7 @@ while [ $# -gt 0 ]; do
     --runs=*) runs=${1#--runs=} ;;
     --jobs) args+=(--jobs "$2"); shift ;;
     --jobs=*) args+=(--jobs "${1#--jobs=}") ;;
-    -h|--help) sed -n '2,10s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,12s/^# \{0,1\}//p' "$0"; exit 0 ;;
     *) echo "bench/run.sh: unknown option $1 (try --help)" >&2; exit 4 ;;
   esac
   shift

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <sstream>
+#include <unordered_map>
 
 #include "asdfcore/compression/md5.h"
 #include "asdfcore/error.h"
@@ -53,9 +54,22 @@ ordered_json node_json(const Node& node) {
 }
 
 ordered_json tag_map(const asdfcore::AsdfFile& file) {
+  // ordered_json's operator[] finds a key by a linear search: with one lookup per tagged node
+  // that is quadratic in the tree (issue 28). The entries are appended to the object's vector
+  // instead, with an index of their positions; a path met twice (keys 1 and "1" print alike)
+  // is assigned in place, as operator[] did.
   ordered_json tags = ordered_json::object();
+  auto& entries = tags.get_ref<ordered_json::object_t&>();
+  std::unordered_map<std::string, std::size_t> position;
   asdfcore::tree::walk(file.tree(), [&](const NodePtr& node, const std::string& path) {
-    if (!node->tag().empty()) tags[path] = node->tag();
+    if (!node->tag().empty()) {
+      const auto [it, added] = position.emplace(path, entries.size());
+      if (added) {
+        entries.emplace_back(path, node->tag());  // std::vector's: no search
+      } else {
+        (entries.begin() + static_cast<std::ptrdiff_t>(it->second))->second = node->tag();
+      }
+    }
     return !asdfcore::tree::is_ndarray(*node) && !asdfcore::tree::is_reference(*node);
   });
   return tags;

@@ -7,6 +7,8 @@
 #include <cctype>
 #include <filesystem>
 #include <map>
+#include <optional>
+#include <unordered_map>
 
 #include "asdfcore/asdf_file.h"
 #include "asdfcore/asdf_writer.h"
@@ -43,17 +45,49 @@ FitsWithHeaders open_fits(const std::string& path, std::uint64_t max_memory) {
   return f;
 }
 
-/// Return the index in `hdus` of the first HDU named `name` (any case) with EXTVER `ver`
-/// (EXTVER absent counts as 1; `ver` < 0 matches any), or -1.
-int find_hdu(const std::vector<hdu::HduInput>& hdus, const std::string& name, long long ver) {
-  for (std::size_t i = 0; i < hdus.size(); ++i) {
-    const hdu::HeaderView header(hdus[i].cards);
-    if (upper_trimmed(header.string("EXTNAME")) != upper_trimmed(name)) continue;
-    if (ver >= 0 && header.integer("EXTVER", 1) != ver) continue;
-    return static_cast<int>(i);
+/// The HDUs of a file by EXTNAME and EXTVER, read once: a file whose tree pulls in one array
+/// from each of N HDUs looked each one up by reading every header again, N^2 header reads
+/// (issue 28; 100,000 HDUs took minutes).
+class HduIndex {
+ public:
+  explicit HduIndex(const std::vector<hdu::HduInput>& hdus) : hdus_(hdus) {
+    for (std::size_t i = 0; i < hdus.size(); ++i) {
+      const hdu::HeaderView header(hdus[i].cards);
+      Named& named = names_.try_emplace(upper_trimmed(header.string("EXTNAME")), i).first->second;
+      try {
+        named.by_version.try_emplace(header.integer("EXTVER", 1), i);
+      } catch (const Error&) {
+        if (!named.first_bad_version) named.first_bad_version = i;
+      }
+    }
   }
-  return -1;
-}
+
+  /// Return the index of the first HDU named `name` (any case) with EXTVER `ver` (EXTVER absent
+  /// counts as 1; `ver` < 0 matches any), or -1. An EXTVER that is not an integer, on an HDU of
+  /// that name met before the match, throws as reading it does.
+  int find(const std::string& name, long long ver) const {
+    const auto it = names_.find(upper_trimmed(name));
+    if (it == names_.end()) return -1;
+    const Named& named = it->second;
+    if (ver < 0) return static_cast<int>(named.first);
+    const auto match = named.by_version.find(ver);
+    if (named.first_bad_version &&
+        (match == named.by_version.end() || *named.first_bad_version < match->second)) {
+      hdu::HeaderView(hdus_[*named.first_bad_version].cards).integer("EXTVER", 1);  // throws
+    }
+    return match == named.by_version.end() ? -1 : static_cast<int>(match->second);
+  }
+
+ private:
+  struct Named {
+    explicit Named(std::size_t at) : first(at) {}
+    std::size_t first;                                      // the first HDU of the name
+    std::unordered_map<long long, std::size_t> by_version;  // EXTVER -> its first HDU
+    std::optional<std::size_t> first_bad_version;           // the first non-integer EXTVER
+  };
+  const std::vector<hdu::HduInput>& hdus_;
+  std::unordered_map<std::string, Named> names_;
+};
 
 /// Return the bytes of the ASDF file held by the ASDF extension `in`.
 asdfcore::io::Buffer embedded_bytes(const hdu::HduInput& in) {
@@ -158,7 +192,8 @@ ConversionReport extract_embedded_asdf(const std::string& input, const std::stri
                                        const ConvertOptions& options) {
   progress::Meter meter(options.control, input);
   const FitsWithHeaders f = open_fits(input, options.limits.max_memory);
-  const int asdf_at = find_hdu(f.hdus, "ASDF", -1);
+  const HduIndex index(f.hdus);
+  const int asdf_at = index.find("ASDF", -1);
   if (asdf_at < 0) {
     throw Error(ErrorCode::kNotAsdf, "the FITS file has no ASDF extension",
                 ErrorContext{.file = input});
@@ -207,7 +242,7 @@ ConversionReport extract_embedded_asdf(const std::string& input, const std::stri
     }
     const ErrorContext where{.file = input, .tree_path = path, .hdu = holder.extent.index};
     const auto [name, ver] = parse_source(source->as_string(), where);
-    const int at = find_hdu(f.hdus, name, ver);
+    const int at = index.find(name, ver);
     if (at < 0) {
       throw Error(ErrorCode::kMalformed,
                   "the array source '" + source->as_string() + "' names no HDU of the file", where);
