@@ -216,7 +216,7 @@ TEST_CASE("rewrite commands: usage, missing input and non-ASDF input", "[cli]") 
   }
 }
 
-TEST_CASE("info shows the tree outline; --json has tags, arrays and warnings", "[cli]") {
+TEST_CASE("info shows the tree outline, --json has tags, arrays and warnings", "[cli]") {
   const std::string file = reference_file("basic.asdf");
   RunResult r = run_cli({"info", file});
   INFO(r.err);

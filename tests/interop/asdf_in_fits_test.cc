@@ -53,7 +53,7 @@ TEST_CASE("extract: python asdf reads the embedded tree and arrays from our file
   }
 }
 
-TEST_CASE("convert of a FITS file with an ASDF extension gives its tree; --fits-list its HDUs",
+TEST_CASE("convert of a FITS file with an ASDF extension gives its tree, --fits-list its HDUs",
           "[interop][asdf_in_fits]") {
   TempDir dir;
   python({"make", dir.path().string()});

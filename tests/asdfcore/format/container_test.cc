@@ -47,7 +47,7 @@ TEST_CASE("an uncompressed block is a zero-copy view that outlives the container
   CHECK(data.data()[0] == 0);
 }
 
-TEST_CASE("compressed blocks decode; checksums are verified", "[container]") {
+TEST_CASE("compressed blocks decode, checksums are verified", "[container]") {
   const Container c = open_ref("1.6.0", "compressed.asdf");
   REQUIRE(c.blocks().size() == 2);
   CHECK(c.blocks()[0].header.compression_label() == "zlib");

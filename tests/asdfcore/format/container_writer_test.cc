@@ -290,7 +290,7 @@ TEST_CASE("a compression level reaches the codec", "[writer]") {
   CHECK(to_bytes(c.data(1, true).span()) == zeros);
 }
 
-TEST_CASE("block_index=false writes no index; the blocks are still found", "[writer]") {
+TEST_CASE("block_index=false writes no index, the blocks are still found", "[writer]") {
   TempDir dir;
   const auto path = (dir / "noindex.asdf").string();
   const Bytes a = pattern(300, 1);
@@ -312,7 +312,7 @@ TEST_CASE("block_index=false writes no index; the blocks are still found", "[wri
   CHECK(to_bytes(c.data(1, true).span()) == b);
 }
 
-TEST_CASE("zero blocks: tree only, no index; and a file with neither tree nor blocks", "[writer]") {
+TEST_CASE("zero blocks: tree only, no index, and a file with neither tree nor blocks", "[writer]") {
   TempDir dir;
   SECTION("tree only") {
     const auto path = (dir / "tree.asdf").string();

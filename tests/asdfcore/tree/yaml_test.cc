@@ -383,7 +383,7 @@ TEST_CASE("<< merge keys merge mappings as PyYAML does", "[yaml]") {
   CHECK_THROWS_AS(parse("{<<: [1]}"), Error);
 }
 
-TEST_CASE("unicode reads; BMP text is written as is, beyond-BMP escaped", "[yaml]") {
+TEST_CASE("unicode reads, BMP text is written as is, beyond-BMP escaped", "[yaml]") {
   const std::string text =
       "bmp: \"caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac\"\n"
       "spp: \"\xf0\x9f\x98\x80\"\n"

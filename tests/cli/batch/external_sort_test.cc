@@ -92,7 +92,7 @@ TEST_CASE("a work file cut inside a record is a malformed error naming it", "[cl
   }
 }
 
-TEST_CASE("a work folder another run holds is kept; one a dead run left is removed",
+TEST_CASE("a work folder another run holds is kept, one a dead run left is removed",
           "[cli][batch]") {
   fitsasdf::test::TempDir tmp;
   {

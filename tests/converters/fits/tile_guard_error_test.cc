@@ -638,7 +638,7 @@ TEST_CASE("a dithered float image needs a ZDITHER0 from 1 to 10000", "[tile_guar
 }
 
 TEST_CASE("a tile-compressed image is decoded band by band, on one thread or several, to the same "
-          "bytes; a damaged tile in a late band is refused",
+          "bytes, a damaged tile in a late band is refused",
           "[tile_guard][error]") {
   // 1024 x 1500 int16 pixels (3 MB) are three bands of 1 MiB: workers decode them out of order,
   // the block gets them in order.
