@@ -309,18 +309,15 @@ def contestants(args, job):
             table["fitsasdf (no checksum)"] = (
                 lambda i, o: [fitsasdf, "convert", i, "-o", o, "--no-fsync", "--no-checksum"]
                 + compress, ".asdf")
-        if job.compression:
-            # The same with one compression thread: how compression scales with cores.
+        if job.fpack_option:
+            # CFITSIO's own decompressor on the same file.
+            table["funpack"] = (lambda i, o: ["funpack", "-O", o, i], ".fits")
+        if job.compression or job.fpack_option:
+            # One compression thread, or one thread decoding tiles (beside the one that hashes
+            # and writes): how the work scales with cores.
             table["fitsasdf (1 thread)"] = (
                 lambda i, o: [fitsasdf, "convert", i, "-o", o, "--no-fsync", "--threads", "1"]
                 + compress, ".asdf")
-        if job.fpack_option:
-            # CFITSIO's own decompressor on the same file, and fitsasdf decoding tiles on one
-            # thread (beside the one that hashes and writes): the default uses every core.
-            table["funpack"] = (lambda i, o: ["funpack", "-O", o, i], ".fits")
-            table["fitsasdf (1 thread)"] = (
-                lambda i, o: [fitsasdf, "convert", i, "-o", o, "--no-fsync", "--threads", "1"],
-                ".asdf")
         if job.fsync:
             table["fitsasdf (fsync)"] = (
                 lambda i, o: [fitsasdf, "convert", i, "-o", o] + compress, ".asdf")

@@ -15,10 +15,10 @@
 #include "asdfcore/io/mapped_file.h"
 #include "asdfcore/ndarray/dtype.h"
 #include "fits/cfitsio.h"
-#include "fits/tile_reader_state.h"
 #include "fits/hdu_walk.h"
 #include "fits/header_guard.h"
 #include "fits/tile_guard.h"
+#include "fits/tile_reader_state.h"
 #include "fitsasdf/header.h"
 
 namespace fitsasdf::fits {
@@ -83,6 +83,17 @@ std::vector<std::uint8_t> current_hdu_bytes(fitsfile* file, const std::string& w
   ffgbyt(file, end - head, result.data(), &status);
   check_status(status, "cannot read the " + what, where);
   return result;
+}
+
+void refuse_oversized(std::uint64_t count, std::uint64_t width, std::uint64_t limit,
+                      const std::string& what, const ErrorContext& at) {
+  if (width != 0 && count > limit / width) {
+    throw Error(ErrorCode::kLimit,
+                what + " would need " + std::to_string(count) + " elements of " +
+                    std::to_string(width) + " bytes, more than the memory limit of " +
+                    std::to_string(limit) + " (raise --max-memory to read it)",
+                at);
+  }
 }
 
 namespace {
@@ -238,18 +249,6 @@ std::vector<std::uint8_t> decode_stream(const asdfcore::io::Buffer& packed,
   }
   out.resize(static_cast<std::size_t>(total));
   return out;
-}
-
-/// Throw (limit) when `count` elements of `width` bytes each exceed `limit` bytes (or overflow).
-void refuse_oversized(std::uint64_t count, std::uint64_t width, std::uint64_t limit,
-                      const std::string& what, const ErrorContext& at) {
-  if (width != 0 && count > limit / width) {
-    throw Error(ErrorCode::kLimit,
-                what + " would need " + std::to_string(count) + " elements of " +
-                    std::to_string(width) + " bytes, more than the memory limit of " +
-                    std::to_string(limit) + " (raise --max-memory to read it)",
-                at);
-  }
 }
 
 /// Throw (malformed) when the primary header in `bytes` reaches a card that is not text before

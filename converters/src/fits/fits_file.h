@@ -20,6 +20,11 @@ struct AloneHdu;
 /// Throw `asdfcore::Error` for a non-zero CFITSIO `status`, with `what` and CFITSIO's messages.
 void check_status(int status, const std::string& what, const asdfcore::ErrorContext& where);
 
+/// Throw `asdfcore::Error` (limit) when `count` elements of `width` bytes each exceed `limit`
+/// bytes, naming `what` and the option that raises the limit.
+void refuse_oversized(std::uint64_t count, std::uint64_t width, std::uint64_t limit,
+                      const std::string& what, const asdfcore::ErrorContext& at);
+
 /// An open FITS file (read-only).
 class FitsFile {
  public:

@@ -11,15 +11,14 @@
 
 #include "asdfcore/ndarray/dtype.h"
 #include "fits/cfitsio.h"
-#include "fits/tile_reader_state.h"
+#include "fits/fits_file.h"
 #include "fits/tile_guard.h"
+#include "fits/tile_reader_state.h"
 
 namespace fitsasdf::fits {
 
 using asdfcore::Error;
 using asdfcore::ErrorCode;
-
-void check_status(int status, const std::string& what, const asdfcore::ErrorContext& where);
 
 TileReader::TileReader(std::unique_ptr<State> state) : state_(std::move(state)) {}
 TileReader::~TileReader() = default;
@@ -29,6 +28,10 @@ TileReader& TileReader::operator=(TileReader&&) noexcept = default;
 const std::string& TileReader::header() const noexcept { return state_->header; }
 std::uint64_t TileReader::data_size() const noexcept {
   return state_->pixels * state_->item;
+}
+
+std::uint64_t TileReader::State::band_offset(long band) const {
+  return static_cast<std::uint64_t>(band) * slabs_per_band * slab_pixels * item;
 }
 
 std::uint64_t TileReader::State::band_bytes(long band) const {
@@ -70,13 +73,7 @@ void TileReader::read_all(std::span<std::uint8_t> out) {
 asdfcore::io::Buffer TileReader::read_whole() {
   const std::uint64_t size = data_size();
   // Half the limit, as for a whole decompressed image (`FitsFile::decompress_image`).
-  if (size > state_->max_memory / 2) {
-    throw Error(ErrorCode::kLimit,
-                "the decompressed image would need " + std::to_string(size) +
-                    " bytes, more than half the memory limit of " +
-                    std::to_string(state_->max_memory) + " (raise --max-memory to read it)",
-                state_->where);
-  }
+  refuse_oversized(size, 1, state_->max_memory / 2, "the decompressed image", state_->where);
   asdfcore::io::WritableBuffer out = asdfcore::io::Buffer::allocate(static_cast<std::size_t>(size));
   read_all(out.bytes);
   return std::move(out.buffer);
@@ -155,11 +152,7 @@ class BandPipeline {
       try {
         buffer.resize(static_cast<std::size_t>(state_.band_bytes(band)));
         state_.decode(state_.handle(t), band, buffer.data());
-        if (transform_) {
-          const std::uint64_t offset = static_cast<std::uint64_t>(band) * state_.slabs_per_band *
-                                       state_.slab_pixels * state_.item;
-          transform_(buffer, offset);
-        }
+        if (transform_) transform_(buffer, state_.band_offset(band));
         std::lock_guard lock(mutex_);
         ready_.emplace(band, std::move(buffer));
       } catch (...) {
@@ -190,47 +183,37 @@ class BandPipeline {
 
 }  // namespace
 
-TileReader::Source TileReader::stream(std::shared_ptr<TileReader> image,
-                                                unsigned threads, Transform transform) {
+TileReader::Source TileReader::stream(std::shared_ptr<TileReader> image, unsigned threads,
+                                     Transform transform) {
   State& state = *image->state_;
-  threads = static_cast<unsigned>(
-      std::clamp<long>(static_cast<long>(std::max(threads, 1u)), 1, std::max(state.bands, 1L)));
   if (state.bands > 1) {
     // Workers decode ahead while the caller's thread hashes and writes what they gave.
+    threads = static_cast<unsigned>(std::min<long>(std::max(threads, 1u), state.bands));
     auto pipeline =
         std::make_shared<BandPipeline>(std::move(image), state, threads, std::move(transform));
     return [pipeline](std::span<std::uint8_t> buffer) { return pipeline->read(buffer); };
   }
-  // One band: decoded when the reader reaches it, on its thread.
+  // One band (or none): decoded on the caller's thread when first pulled.
   struct Reader {
     std::shared_ptr<TileReader> image;
     Transform transform;
-    long next = 0;
+    bool decoded = false;
     std::vector<std::uint8_t> band;
     std::size_t at = 0;
   };
   auto reader = std::make_shared<Reader>(Reader{std::move(image), std::move(transform)});
   return [reader](std::span<std::uint8_t> buffer) {
     State& s = *reader->image->state_;
-    std::size_t given = 0;
-    while (given < buffer.size()) {
-      if (reader->at == reader->band.size()) {
-        if (reader->next == s.bands) break;
-        const long band = reader->next++;
-        reader->band.resize(static_cast<std::size_t>(s.band_bytes(band)));
-        s.decode(s.handle(0), band, reader->band.data());
-        if (reader->transform) {
-          reader->transform(reader->band, static_cast<std::uint64_t>(band) * s.slabs_per_band *
-                                              s.slab_pixels * s.item);
-        }
-        reader->at = 0;
-      }
-      const std::size_t n = std::min(buffer.size() - given, reader->band.size() - reader->at);
-      std::memcpy(buffer.data() + given, reader->band.data() + reader->at, n);
-      given += n;
-      reader->at += n;
+    if (!reader->decoded && s.bands == 1) {
+      reader->band.resize(static_cast<std::size_t>(s.band_bytes(0)));
+      s.decode(s.handle(0), 0, reader->band.data());
+      if (reader->transform) reader->transform(reader->band, 0);
     }
-    return given;
+    reader->decoded = true;
+    const std::size_t n = std::min(buffer.size(), reader->band.size() - reader->at);
+    if (n > 0) std::memcpy(buffer.data(), reader->band.data() + reader->at, n);
+    reader->at += n;
+    return n;
   };
 }
 

@@ -70,6 +70,8 @@ struct TileReader::State {
   long bands = 0;
 
   fitsfile* handle(std::size_t t) { return alone->handle(t); }
+  /// Return where band `band`'s pixels start in the data, in bytes.
+  std::uint64_t band_offset(long band) const;
   /// Return the bytes of band `band`'s pixels.
   std::uint64_t band_bytes(long band) const;
   /// Check and decode band `band` through `f` into `out` (`band_bytes(band)` bytes), big-endian.
