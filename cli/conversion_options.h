@@ -54,7 +54,8 @@ inline void add_conversion_options(boost::program_options::options_description& 
       "zlib: 1-2 ISA-L fast (the default), 3-4 ISA-L slower, 5-9 zlib's own levels, 0 stored; "
       "bzp2: 1-9; lz4: acceleration")(
       "threads", po::value<unsigned>()->default_value(0),
-      "threads that compress the pieces of a large block side by side (0: one per core)");
+      "threads that work side by side on the pieces of a large block and on the bands of a "
+      "tile-compressed image, in either direction (0: one per core)");
   add_checksum_options(opts);
   add_limit_options(opts);
 }
@@ -114,6 +115,7 @@ inline AsdfToFitsOptions asdf_to_fits_options(const boost::program_options::vari
   options.add_checksums = vm.count("add-checksums") > 0;
   options.verify_checksums = vm.count("no-verify-checksums") == 0;
   options.limits = read_limits(vm);
+  options.threads = vm["threads"].as<unsigned>();
   return options;
 }
 

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# cli:tile-bounded-memory: a tile-compressed image converts to ASDF in memory that does not
-# grow with the image. Two int16 images with BZERO 32768 (64 MiB and 256 MiB, noise on a ramp)
-# are compressed by fpack (RICE_1, a tile a row) and converted on one thread and on two; the
-# peak RSS (GNU time's %M) of each run stays under the bound and does not grow with the image,
-# the outputs of one and two threads are the same bytes, and `fitsasdf verify` finds the ASDF
-# file holds the FITS file's pixels.
+# cli:tile-bounded-memory: a tile-compressed image converts to ASDF and back in memory that does
+# not grow with the image. Two int16 images with BZERO 32768 (64 MiB and 256 MiB, noise on a
+# ramp) are compressed by fpack (RICE_1, a tile a row) and converted on one thread and on two,
+# then converted back to FITS on one thread and on two; the peak RSS (GNU time's %M) of each run
+# stays under the bound and does not grow with the image, the outputs of one and two threads are
+# the same bytes, `fitsasdf verify` finds the ASDF file holds the FITS file's pixels, and the
+# FITS file made back is fpack's file byte for byte.
 # Usage: tile_memory_test.sh FITSASDF [MAX_RSS_KB] [MAX_GROWTH_KB]
 set -euo pipefail
 fitsasdf=$1
@@ -40,13 +41,14 @@ PY
   rm "$work/$2.fits"
 }
 
-# peak_kb NAME THREADS: convert NAME.fits.fz on THREADS threads; print the peak RSS in KiB.
+# peak_kb IN OUT THREADS: convert IN to OUT (files of the work folder) on THREADS threads; print
+# the peak RSS in KiB.
 peak_kb() {
   local status=0
-  /usr/bin/time -f '%M' -o "$work/time-$1-$2" "$fitsasdf" convert "$work/$1.fits.fz" \
-    -o "$work/$1-$2.asdf" --threads "$2" -q --no-fsync || status=$?
-  [ $status -eq 0 ] || fail "converting $1 on $2 threads exited with $status"
-  tail -n 1 "$work/time-$1-$2"
+  /usr/bin/time -f '%M' -o "$work/$2.time" "$fitsasdf" convert "$work/$1" -o "$work/$2" \
+    --threads "$3" -q --no-fsync || status=$?
+  [ $status -eq 0 ] || fail "converting $1 to $2 on $3 threads exited with $status"
+  tail -n 1 "$work/$2.time"
 }
 
 image 2048 small
@@ -54,11 +56,16 @@ image 8192 large
 results=""
 for name in small large; do
   for threads in 1 2; do
-    kb=$(peak_kb "$name" "$threads")
-    results+=" $name/$threads: $kb KiB;"
+    kb=$(peak_kb "$name.fits.fz" "$name-$threads.asdf" "$threads")
+    back_kb=$(peak_kb "$name-$threads.asdf" "$name-$threads-back.fits" "$threads")
+    results+=" $name/$threads: $kb KiB, back $back_kb KiB;"
     [ "$kb" -le "$max_rss_kb" ] ||
       fail "converting $name on $threads threads peaked at $kb KiB (bound $max_rss_kb KiB)"
-    eval "rss_${name}_${threads}=$kb"
+    [ "$back_kb" -le "$max_rss_kb" ] ||
+      fail "converting $name back on $threads threads peaked at $back_kb KiB (bound $max_rss_kb KiB)"
+    eval "rss_${name}_${threads}=$kb back_${name}_${threads}=$back_kb"
+    cmp -s "$work/$name.fits.fz" "$work/$name-$threads-back.fits" ||
+      fail "the $name image made back on $threads threads is not fpack's file"
   done
   cmp -s "$work/$name-1.asdf" "$work/$name-2.asdf" ||
     fail "the $name image's outputs of one and two threads differ"
@@ -66,10 +73,12 @@ for name in small large; do
     fail "fitsasdf verify: $(cat "$work/verify-$name")"
 done
 echo "peak RSS:$results"
-for threads in 1 2; do
-  small_kb=$(eval echo "\$rss_small_$threads")
-  large_kb=$(eval echo "\$rss_large_$threads")
-  [ $((large_kb - small_kb)) -le "$max_growth_kb" ] ||
-    fail "4x the image grew the peak RSS on $threads threads by $((large_kb - small_kb)) KiB"
+for way in rss back; do
+  for threads in 1 2; do
+    small_kb=$(eval echo "\$${way}_small_$threads")
+    large_kb=$(eval echo "\$${way}_large_$threads")
+    [ $((large_kb - small_kb)) -le "$max_growth_kb" ] ||
+      fail "4x the image grew the peak RSS ($way) on $threads threads by $((large_kb - small_kb)) KiB"
+  done
 done
 echo "cli:tile-bounded-memory: ok (bound $max_rss_kb KiB, growth at most $max_growth_kb KiB)"

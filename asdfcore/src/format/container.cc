@@ -26,7 +26,7 @@ std::optional<std::uint64_t> find_magic(std::span<const std::uint8_t> file, std:
 }
 
 /// Pieces in which a block's mapped bytes are handed on, hashed and let go.
-constexpr std::size_t kStreamPiece = std::size_t{16} << 20;
+constexpr std::size_t kStreamPiece = std::size_t{4} << 20;
 
 /// A piece smaller than this is hashed in the calling thread: starting a thread costs more than
 /// hashing it (tens of microseconds against about 1.3 us a KiB), and a file of N small blocks

@@ -33,6 +33,9 @@ struct AsdfToFitsOptions {
   /// Replace an existing output. False: refuse with `Error` (exists) before converting anything,
   /// and again, atomically, at the final rename (astropy's `writeto(overwrite=False)`).
   bool overwrite = true;
+  /// Threads that compress the bands of a tile-compressed image side by side (0: one per core;
+  /// 1: none besides the caller's). The output is the same whatever the count.
+  unsigned threads = 0;
 };
 
 /// Write the FITS file held by the ASDF file `input` to `output`, which appears only when

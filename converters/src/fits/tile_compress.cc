@@ -11,6 +11,7 @@
 #include "fits/cfitsio.h"
 #include "fits/fits_file.h"
 #include "fits/header_guard.h"
+#include "fits/tile_compress_detail.h"
 
 namespace fitsasdf::fits {
 namespace {
@@ -110,38 +111,6 @@ std::vector<std::uint8_t> second_hdu(fitsfile* file, const asdfcore::ErrorContex
   return current_hdu_bytes(file, "compressed HDU", where);
 }
 
-/// Why CFITSIO's PLIO_1 writer cannot take the image (machine order in `native`): a value
-/// outside 0 to 2^24 - 1, as the writer sees it (16-bit values with BZERO = 32768, unsigned, are
-/// offset by 32768 first). CFITSIO refuses such a tile itself, but leaks its buffer. Empty when
-/// every value fits.
-std::string plio_range_problem(fitsfile* out, int bitpix, std::span<const std::uint8_t> native) {
-  if (bitpix != 8 && bitpix != 16 && bitpix != 32) return "";  // CFITSIO refuses the others
-  double bzero = 0.0;
-  int missing = 0;
-  fits_read_key(out, TDOUBLE, "BZERO", &bzero, nullptr, &missing);
-  const bool unsigned16 = bitpix == 16 && missing == 0 && bzero == 32768.0;
-  const std::size_t count = native.size() / static_cast<std::size_t>(bitpix / 8);
-  for (std::size_t i = 0; i < count; ++i) {
-    std::int64_t v = 0;
-    if (bitpix == 8) {
-      v = native[i];
-    } else if (bitpix == 16) {
-      std::int16_t narrow = 0;
-      std::memcpy(&narrow, native.data() + 2 * i, 2);
-      v = unsigned16 ? narrow + 32768 : narrow;
-    } else {
-      std::int32_t wide = 0;
-      std::memcpy(&wide, native.data() + 4 * i, 4);
-      v = wide;
-    }
-    if (v < 0 || v > 16777215) {
-      return "pixel " + std::to_string(i) + " (FITS order) is " + std::to_string(v) +
-             ", outside PLIO_1's 0 to 16777215";
-    }
-  }
-  return "";
-}
-
 /// CFITSIO 4.2 gives each tile's compressed bytes a buffer of `Fptr->maxelem` bytes
 /// (imcomp_calc_max_elem), too small for PLIO_1 and HCOMPRESS_1 data that compress badly, and
 /// their encoders write on past it (PLIO's pl_p2li has no bound; HCOMPRESS's bit writer stops
@@ -181,9 +150,26 @@ struct Attempt {
 Attempt compress_with(int bitpix, const std::vector<long>& naxes, std::vector<std::uint8_t>& native,
                       LONGLONG count, const std::vector<std::string>& cards,
                       const TileCompression& params, const asdfcore::ErrorContext& where) {
+  CfitsioHandle out;
+  const int ctype = begin_compressed_image(out, bitpix, naxes, cards, params, where);
+  if (ctype == PLIO_1) {
+    std::string problem = plio_range_problem(out.f, bitpix, native, 0);
+    if (!problem.empty()) return {{}, std::move(problem)};
+  }
+  int status = 0;
+  if (count > 0) fits_write_img(out.f, image_datatype(bitpix), 1, count, native.data(), &status);
+  check_status(status, "CFITSIO cannot compress the image", where);
+  // Leaving the HDU completes it: the heap's maximum in TFORM1 and the padding.
+  return {second_hdu(out.f, where), ""};
+}
+
+}  // namespace
+
+int begin_compressed_image(CfitsioHandle& out, int bitpix, const std::vector<long>& naxes,
+                           const std::vector<std::string>& cards, const TileCompression& params,
+                           const asdfcore::ErrorContext& where) {
   const int ctype = compression_code(params.type, where);
   int status = 0;
-  CfitsioHandle out;
   create_memory_file(out, where);
   fits_set_compression_type(out.f, ctype, &status);
   std::vector<long> tile = params.tile;
@@ -202,19 +188,40 @@ Attempt compress_with(int bitpix, const std::vector<long>& naxes, std::vector<st
   check_status(status, "cannot write the compressed image's cards", where);
   fits_set_hdustruc(out.f, &status);
   check_status(status, "CFITSIO cannot read the compressed image's cards back", where);
-  if (ctype == PLIO_1) {
-    std::string problem = plio_range_problem(out.f, bitpix, native);
-    if (!problem.empty()) return {{}, std::move(problem)};
-  }
   fits_set_bscale(out.f, 1.0, 0.0, &status);
   widen_tile_buffer(out.f, ctype, bitpix);
-  if (count > 0) fits_write_img(out.f, image_datatype(bitpix), 1, count, native.data(), &status);
-  check_status(status, "CFITSIO cannot compress the image", where);
-  // Leaving the HDU completes it: the heap's maximum in TFORM1 and the padding.
-  return {second_hdu(out.f, where), ""};
+  return ctype;
 }
 
-}  // namespace
+std::string plio_range_problem(fitsfile* out, int bitpix, std::span<const std::uint8_t> native,
+                               std::uint64_t first_pixel) {
+  if (bitpix != 8 && bitpix != 16 && bitpix != 32) return "";  // CFITSIO refuses the others
+  double bzero = 0.0;
+  int missing = 0;
+  fits_read_key(out, TDOUBLE, "BZERO", &bzero, nullptr, &missing);
+  const bool unsigned16 = bitpix == 16 && missing == 0 && bzero == 32768.0;
+  const std::size_t count = native.size() / static_cast<std::size_t>(bitpix / 8);
+  for (std::size_t i = 0; i < count; ++i) {
+    std::int64_t v = 0;
+    if (bitpix == 8) {
+      v = native[i];
+    } else if (bitpix == 16) {
+      std::int16_t narrow = 0;
+      std::memcpy(&narrow, native.data() + 2 * i, 2);
+      v = unsigned16 ? narrow + 32768 : narrow;
+    } else {
+      std::int32_t wide = 0;
+      std::memcpy(&wide, native.data() + 4 * i, 4);
+      v = wide;
+    }
+    if (v < 0 || v > 16777215) {
+      return "pixel " + std::to_string(first_pixel + i) + " (FITS order) is " + std::to_string(v) +
+             ", outside PLIO_1's 0 to 16777215";
+    }
+  }
+  return "";
+}
+
 
 CompressedImage compress_image(int bitpix, const std::vector<long>& naxes,
                                std::vector<std::uint8_t> pixels,
@@ -226,6 +233,16 @@ CompressedImage compress_image(int bitpix, const std::vector<long>& naxes,
     // null pointer (fuzz finding 25); it reads no compressed image with ZNAXIS = 0 either.
     throw Error(ErrorCode::kMalformed,
                 "a tile-compressed image needs at least one axis (its NAXIS is 0)", where);
+  }
+  for (std::size_t k = 0; k < naxes.size(); ++k) {
+    if (naxes[k] <= 0) {
+      // CFITSIO 4.2 divides by the axis when it lays out the tiles (imcomp_init_table): the
+      // process dies of SIGFPE.
+      throw Error(ErrorCode::kMalformed,
+                  "a tile-compressed image needs pixels: its NAXIS" + std::to_string(k + 1) +
+                      " is " + std::to_string(naxes[k]),
+                  where);
+    }
   }
   if (image_datatype(bitpix) == 0) {
     throw Error(ErrorCode::kMalformed, "BITPIX = " + std::to_string(bitpix) + " is not a FITS type",

@@ -12,6 +12,7 @@
 
 namespace fitsasdf::fits {
 
+
 /// The compression parameters a compressed image's header records (its Z* cards).
 struct TileCompression {
   std::string type;        ///< ZCMPTYPE: RICE_1, GZIP_1, GZIP_2, PLIO_1, HCOMPRESS_1, NOCOMPRESS.

@@ -14,6 +14,7 @@
 
 #include "fits/card_format.h"
 #include "fits/tile_compress.h"
+#include "fits/tile_writer.h"
 #include "fitsasdf/header.h"
 #include "to_fits/writers.h"
 
@@ -33,6 +34,16 @@ class MemorySink final : public DataSink {
 
  private:
   std::vector<std::uint8_t> bytes_;
+};
+
+/// Hands what it is given on to a `fits::ByteSink`.
+class ForwardSink final : public DataSink {
+ public:
+  explicit ForwardSink(const fits::ByteSink& out) : out_(out) {}
+  void write(std::span<const std::uint8_t> bytes) override { out_(bytes); }
+
+ private:
+  const fits::ByteSink& out_;
 };
 
 bool numbered(std::string_view keyword, std::string_view stem) {
@@ -94,16 +105,18 @@ fits::TileCompression read_params(const CardLookup& z) {
   return p;
 }
 
-/// The plan for the compressed HDU `hdu` (as CFITSIO wrote it) of an item recorded with
-/// `compressed_header`: the recorded cards in their order (with their images), where CFITSIO's
-/// output decides a keyword (the table's layout and sizes, the compression cards) with
-/// CFITSIO's value, without the decided keywords CFITSIO did not write, and with those it wrote
-/// that the recorded header lacks after the last decided card.
-HduPlan plan_from_compressed(const ItemInput& input, const std::vector<std::uint8_t>& hdu,
-                             const std::string& kind) {
+/// The plan for the compressed HDU that CFITSIO made with the header at the start of `text`,
+/// of an item recorded with `compressed_header`: the recorded cards in their order (with their
+/// images), where CFITSIO's output decides a keyword (the table's layout and sizes, the
+/// compression cards) with CFITSIO's value, without the decided keywords CFITSIO did not
+/// write, and with those it wrote that the recorded header lacks after the last decided card.
+/// `data_size` is the data area CFITSIO's header declares; `write_data` is left to the caller.
+/// Sets `header_size` to the bytes of CFITSIO's header.
+HduPlan plan_from_made_header(const ItemInput& input, std::string_view text,
+                              const std::string& kind, std::uint64_t& header_size) {
   const std::vector<TreeCard>& recorded = input.item.compressed_header;
-  const std::string_view text(reinterpret_cast<const char*>(hdu.data()), hdu.size());
   const Header made = read_header(text, input.item.index, "CFITSIO's compressed HDU");
+  header_size = made.size;
   std::vector<TreeCard> made_cards;
   for (const Card& c : made.cards) {
     made_cards.push_back(TreeCard{c.keyword, c.value ? c.value : Node::make_null(), c.comment});
@@ -154,14 +167,41 @@ HduPlan plan_from_compressed(const ItemInput& input, const std::vector<std::uint
   const auto n2 = static_cast<std::uint64_t>(made_lookup.integer("NAXIS2", 0));
   const auto pcount = static_cast<std::uint64_t>(made_lookup.integer("PCOUNT", 0));
   plan.data_size = n1 * n2 + pcount;
-  if (made.size + plan.data_size > hdu.size()) {
+  return plan;
+}
+
+/// The plan for the compressed HDU `hdu` (header and data area, as CFITSIO wrote it).
+HduPlan plan_from_compressed(const ItemInput& input, const std::vector<std::uint8_t>& hdu,
+                             const std::string& kind) {
+  const std::string_view text(reinterpret_cast<const char*>(hdu.data()), hdu.size());
+  std::uint64_t header_size = 0;
+  HduPlan plan = plan_from_made_header(input, text, kind, header_size);
+  if (header_size + plan.data_size > hdu.size()) {
     throw input.error(ErrorCode::kMalformed,
                       "CFITSIO's compressed HDU is shorter than its header says");
   }
   auto data = std::make_shared<std::vector<std::uint8_t>>(
-      hdu.begin() + static_cast<std::ptrdiff_t>(made.size),
-      hdu.begin() + static_cast<std::ptrdiff_t>(made.size + plan.data_size));
+      hdu.begin() + static_cast<std::ptrdiff_t>(header_size),
+      hdu.begin() + static_cast<std::ptrdiff_t>(header_size + plan.data_size));
   plan.write_data = [data](DataSink& sink) { sink.write(*data); };
+  return plan;
+}
+
+/// The plan for an image compressed band by band: its header and data area as
+/// `plan_from_compressed` would have them from the same HDU whole.
+HduPlan plan_from_banded(const ItemInput& input, fits::BandedImage image, const std::string& kind) {
+  std::uint64_t header_size = 0;
+  HduPlan plan = plan_from_made_header(input, image.header, kind, header_size);
+  if (plan.data_size != image.data_size()) {
+    throw input.error(ErrorCode::kMalformed,
+                      "the compressed image's header declares " + std::to_string(plan.data_size) +
+                          " bytes of rows and heap, its bands hold " +
+                          std::to_string(image.data_size()));
+  }
+  auto data = std::make_shared<fits::BandedImage>(std::move(image));
+  plan.write_data = [data](DataSink& sink) {
+    data->write_data([&sink](std::span<const std::uint8_t> piece) { sink.write(piece); });
+  };
   return plan;
 }
 
@@ -180,8 +220,6 @@ HduPlan plan_compressed_image(const ItemInput& input) {
   const FitsItem image = uncompressed(input.item);
   const ItemInput image_input{input.file, image, input.where};
   HduPlan image_plan = plan_image(image_input);
-  MemorySink pixels;
-  if (image_plan.write_data) image_plan.write_data(pixels);
   const std::vector<TreeCard> image_cards = image_plan.written_cards();
   const CardLookup image_lookup(image_cards);
   const auto bitpix = static_cast<int>(image_lookup.integer("BITPIX", 0));
@@ -219,12 +257,30 @@ HduPlan plan_compressed_image(const ItemInput& input) {
                fits::format_real(*params.hcomp_scale) + ", which would change the values again";
     params.hcomp_scale = 0.0f;
   }
-  const fits::CompressedImage compressed =
-      fits::compress_image(bitpix, naxes, std::move(pixels.bytes()), scaling, params,
-                           input.where);
-  HduPlan plan = plan_from_compressed(input, compressed.hdu, "tile-compressed image");
+  // Band by band, in bounded memory and on every core; whole when the tiles are too large.
+  const fits::PixelFeed feed = [&image_plan](const fits::ByteSink& out) {
+    if (!image_plan.write_data) return;
+    ForwardSink sink(out);
+    image_plan.write_data(sink);
+  };
+  const char* kind = "tile-compressed image";
+  std::optional<fits::BandedImage> banded = fits::compress_image_banded(
+      bitpix, naxes, feed, scaling, params, input.threads, input.where);
+  std::string substitution;
+  HduPlan plan;
+  if (banded) {
+    substitution = banded->substitution;
+    plan = plan_from_banded(input, std::move(*banded), kind);
+  } else {
+    MemorySink pixels;
+    feed([&pixels](std::span<const std::uint8_t> piece) { pixels.write(piece); });
+    const fits::CompressedImage compressed = fits::compress_image(
+        bitpix, naxes, std::move(pixels.bytes()), scaling, params, input.where);
+    substitution = compressed.substitution;
+    plan = plan_from_compressed(input, compressed.hdu, kind);
+  }
   if (!lossless.empty()) plan.report.notes.push_back(lossless);
-  if (!compressed.substitution.empty()) plan.report.notes.push_back(compressed.substitution);
+  if (!substitution.empty()) plan.report.notes.push_back(substitution);
   for (auto& note : image_plan.report.notes) plan.report.notes.push_back(std::move(note));
   return plan;
 }

@@ -166,7 +166,7 @@ ConversionReport convert_asdf_to_fits(const std::string& input, const std::strin
   for (std::size_t i = 0; i < list.items.size(); ++i) {
     const FitsItem& item = list.items[i];
     const ErrorContext where{.file = input, .tree_path = item.path, .hdu = item.index};
-    const ItemInput in{file, item, where};
+    const ItemInput in{file, item, where, options.threads};
     try {
       meter.enter("write", item.index);
       HduPlan plan = plan_item(in);

@@ -17,6 +17,7 @@ struct ItemInput {
   const asdfcore::AsdfFile& file;
   const FitsItem& item;
   asdfcore::ErrorContext where;  ///< File, HDU and the item's tree path.
+  unsigned threads = 0;  ///< Threads for work done in pieces (`AsdfToFitsOptions::threads`).
 
   /// Read the ndarray `node`, found at `key` of the item, its block deferred
   /// (`NDArray::Load::kDeferred`: decoded when first read, or streamed).
