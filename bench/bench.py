@@ -331,6 +331,10 @@ def contestants(args, job):
             # OUT/derived), with the same parameters.
             plain = os.path.join(args.out, "derived", job.source + "_plain.fits")
             table["fpack"] = (lambda i, o: ["fpack", job.fpack_option, "-O", o, plain], ".fits")
+            # One thread compressing the bands: how the way back scales with cores.
+            table["fitsasdf (1 thread)"] = (
+                lambda i, o: [fitsasdf, "convert", i, "-o", o, "--no-fsync", "--threads", "1"],
+                ".fits")
         if job.no_verify:
             # The input's block MD5s are verified by default: this row is the data path alone.
             table[NO_VERIFY] = (
@@ -456,6 +460,7 @@ def jobs(quick, selected=None):
         Job(big_label + " zlib to FITS", big, kind="to_fits", compression="zlib", no_verify=True),
         Job("u16 256 MiB BZERO to FITS", "u16_256mib", kind="to_fits"),
         Job("tiled 64 MiB RICE_1 to FITS", "tiled_rice", kind="to_fits"),
+        Job(big_tiled_label + " to FITS", big_tiled, kind="to_fits", skip=(MODULE, "python")),
         Job("200 extensions to FITS", "mef200", kind="to_fits"),
         Job("5000-card header to FITS", "hdr5000", kind="to_fits"),
         Job("table 5M rows to FITS", "table5m", kind="to_fits"),

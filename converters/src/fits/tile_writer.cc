@@ -108,6 +108,14 @@ void put_big_endian(std::uint8_t* p, std::size_t n, std::uint64_t v) {
   for (std::size_t i = n; i-- > 0; v >>= 8) p[i] = static_cast<std::uint8_t>(v);
 }
 
+/// Make CFITSIO close the band's file `file` without completing its HDU: with a heap, closing
+/// reads every row's descriptors (the whole image's table, for each band) to set TFORMn and
+/// PCOUNT, work for nothing in a file that is thrown away.
+void forget_heap(CfitsioHandle& file) {
+  int status = 0;
+  fits_modify_key_lng(file.f, "NAXIS2", 0, "&", &status);
+}
+
 /// Everything a band needs to be compressed on its own.
 struct Job {
   int bitpix;
@@ -156,7 +164,11 @@ struct Job {
                              where);
     result.heap = file_bytes(file->f, state.datastart + state.heapstart, state.heapsize, where);
     result.records = header_records(file->f, where);
-    if (band == 0) result.file = std::move(file);
+    if (band == 0) {
+      result.file = std::move(file);
+    } else {
+      forget_heap(*file);
+    }
     return result;
   }
 };
@@ -349,6 +361,7 @@ class Joiner {
     const FITSfile& state = *f->Fptr;
     const LONGLONG start = state.headstart[state.curhdu];
     const std::vector<std::uint8_t> header = file_bytes(f, start, state.datastart - start, where_);
+    forget_heap(*first_.file);
     return BandedImage{std::string(header.begin(), header.end()), std::move(rows_),
                        std::move(heap_), ""};
   }
