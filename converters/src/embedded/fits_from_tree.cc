@@ -521,76 +521,81 @@ std::vector<std::uint8_t> read_whole(const std::string& path) {
 ConversionReport write_asdf_in_fits(const std::string& input, const std::string& output,
                                     const AsdfToFitsOptions& options) {
   const progress::Meter meter(options.control, input);
-  asdfcore::OpenOptions open = options.limits.open_options();
-  open.verify_checksums = options.verify_checksums;
-  const asdfcore::AsdfFile file = asdfcore::AsdfFile::open(input, open);
-  // The tree as written: `$ref`s stay references, as python asdf writes them back.
-  NodePtr root = asdfcore::tree::deep_copy(file.tree());
-  Planner planner(file);
-  Blocks embedded_blocks;
-  HduReport notes;
-  std::vector<PlannedHdu> hdus;
-  try {
-    hdus = planner.plan(root, embedded_blocks, notes);
-  } catch (const Error& e) {
-    throw e.with_context(ErrorContext{.file = input});
-  }
-
   compare::TempFolder temp("asdf-in-fits");
-  // The embedded ASDF file: the tree with image arrays pointing at their HDUs.
-  const std::string embedded_path = temp.file("embedded.asdf");
-  asdfcore::AsdfWriteOptions write;
-  write.asdf_standard = file.asdf_standard() == "1.6.0" ? "1.6.0" : "1.5.0";
-  write.layout.durable = false;
-  write.layout.block_index = false;
-  root->erase("asdf_library");
-  root->erase("history");
-  asdfcore::write_asdf(embedded_path, root, embedded_blocks.to_write(), write);
-  std::vector<std::uint8_t> embedded = read_whole(embedded_path);
-
-  // The ASDF extension: one row, one byte column.
-  PlannedHdu asdf_hdu;
-  const auto n = static_cast<std::int64_t>(embedded.size());
-  asdf_hdu.header->push_back(
-      card("XTENSION", Node::make_string("BINTABLE"), "binary table extension"));
-  asdf_hdu.header->push_back(card("BITPIX", Node::make_int(8), "array data type"));
-  asdf_hdu.header->push_back(card("NAXIS", Node::make_int(2), "number of array dimensions"));
-  asdf_hdu.header->push_back(card("NAXIS1", Node::make_int(n), "length of dimension 1"));
-  asdf_hdu.header->push_back(card("NAXIS2", Node::make_int(1), "length of dimension 2"));
-  asdf_hdu.header->push_back(card("PCOUNT", Node::make_int(0), "number of group parameters"));
-  asdf_hdu.header->push_back(card("GCOUNT", Node::make_int(1), "number of groups"));
-  asdf_hdu.header->push_back(card("TFIELDS", Node::make_int(1), "number of table fields"));
-  asdf_hdu.header->push_back(card("TTYPE1", Node::make_string("ASDF_METADATA")));
-  asdf_hdu.header->push_back(card("TFORM1", Node::make_string(std::to_string(n) + "B")));
-  asdf_hdu.header->push_back(card("EXTNAME", Node::make_string("ASDF"), "extension name"));
-  asdfcore::ndarray::NDArrayNodeSpec spec;
-  asdfcore::ndarray::Field field;
-  field.name = "ASDF_METADATA";
-  field.dtype = DType::numeric(DTypeKind::kUInt8, ByteOrder::kBig);
-  field.shape = {static_cast<std::uint64_t>(n)};
-  spec.dtype = DType::structured({field});
-  spec.shape = {1};
-  spec.source = planner.blocks().add(std::move(embedded));
-  asdf_hdu.data = asdfcore::ndarray::make_ndarray_node(spec);
-  hdus.push_back(std::move(asdf_hdu));
-
-  // The intermediate file: the planned HDUs as a fits list, written by the fits-list writer.
-  NodePtr list = Node::make_sequence();
-  list->set_tag(kAstropyFitsTag);
-  for (auto& h : hdus) {
-    NodePtr item = Node::make_mapping();
-    item->set("header", h.header);
-    item->set("data", h.data ? h.data : Node::make_null());
-    list->push_back(item);
-  }
-  NodePtr plan_root = Node::make_mapping();
-  plan_root->set("fits", list);
   const std::string plan_path = temp.file("plan.asdf");
-  write.asdf_standard = "1.5.0";
-  write.layout.block_index = true;
-  asdfcore::write_asdf(plan_path, plan_root, planner.blocks().to_write(), write);
-  // Every block of the input with a checksum, read for the plan or not, before any output.
-  if (options.verify_checksums) file.verify_unread_checksums();
+  // The input, its copy and the plan are let go once the plan is written: the conversion of
+  // the plan reads it again, and memory then holds one tree, not four.
+  const HduReport plan_notes = [&] {
+    asdfcore::OpenOptions open = options.limits.open_options();
+    open.verify_checksums = options.verify_checksums;
+    const asdfcore::AsdfFile file = asdfcore::AsdfFile::open(input, open);
+    // The tree as written: `$ref`s stay references, as python asdf writes them back.
+    NodePtr root = asdfcore::tree::deep_copy(file.tree());
+    Planner planner(file);
+    Blocks embedded_blocks;
+    HduReport notes;
+    std::vector<PlannedHdu> hdus;
+    try {
+      hdus = planner.plan(root, embedded_blocks, notes);
+    } catch (const Error& e) {
+      throw e.with_context(ErrorContext{.file = input});
+    }
+
+    // The embedded ASDF file: the tree with image arrays pointing at their HDUs.
+    const std::string embedded_path = temp.file("embedded.asdf");
+    asdfcore::AsdfWriteOptions write;
+    write.asdf_standard = file.asdf_standard() == "1.6.0" ? "1.6.0" : "1.5.0";
+    write.layout.durable = false;
+    write.layout.block_index = false;
+    root->erase("asdf_library");
+    root->erase("history");
+    asdfcore::write_asdf(embedded_path, root, embedded_blocks.to_write(), write);
+    std::vector<std::uint8_t> embedded = read_whole(embedded_path);
+
+    // The ASDF extension: one row, one byte column.
+    PlannedHdu asdf_hdu;
+    const auto n = static_cast<std::int64_t>(embedded.size());
+    asdf_hdu.header->push_back(
+        card("XTENSION", Node::make_string("BINTABLE"), "binary table extension"));
+    asdf_hdu.header->push_back(card("BITPIX", Node::make_int(8), "array data type"));
+    asdf_hdu.header->push_back(card("NAXIS", Node::make_int(2), "number of array dimensions"));
+    asdf_hdu.header->push_back(card("NAXIS1", Node::make_int(n), "length of dimension 1"));
+    asdf_hdu.header->push_back(card("NAXIS2", Node::make_int(1), "length of dimension 2"));
+    asdf_hdu.header->push_back(card("PCOUNT", Node::make_int(0), "number of group parameters"));
+    asdf_hdu.header->push_back(card("GCOUNT", Node::make_int(1), "number of groups"));
+    asdf_hdu.header->push_back(card("TFIELDS", Node::make_int(1), "number of table fields"));
+    asdf_hdu.header->push_back(card("TTYPE1", Node::make_string("ASDF_METADATA")));
+    asdf_hdu.header->push_back(card("TFORM1", Node::make_string(std::to_string(n) + "B")));
+    asdf_hdu.header->push_back(card("EXTNAME", Node::make_string("ASDF"), "extension name"));
+    asdfcore::ndarray::NDArrayNodeSpec spec;
+    asdfcore::ndarray::Field field;
+    field.name = "ASDF_METADATA";
+    field.dtype = DType::numeric(DTypeKind::kUInt8, ByteOrder::kBig);
+    field.shape = {static_cast<std::uint64_t>(n)};
+    spec.dtype = DType::structured({field});
+    spec.shape = {1};
+    spec.source = planner.blocks().add(std::move(embedded));
+    asdf_hdu.data = asdfcore::ndarray::make_ndarray_node(spec);
+    hdus.push_back(std::move(asdf_hdu));
+
+    // The intermediate file: the planned HDUs as a fits list, written by the fits-list writer.
+    NodePtr list = Node::make_sequence();
+    list->set_tag(kAstropyFitsTag);
+    for (auto& h : hdus) {
+      NodePtr item = Node::make_mapping();
+      item->set("header", h.header);
+      item->set("data", h.data ? h.data : Node::make_null());
+      list->push_back(item);
+    }
+    NodePtr plan_root = Node::make_mapping();
+    plan_root->set("fits", list);
+    write.asdf_standard = "1.5.0";
+    write.layout.block_index = true;
+    asdfcore::write_asdf(plan_path, plan_root, planner.blocks().to_write(), write);
+    // Every block of the input with a checksum, read for the plan or not, before any output.
+    if (options.verify_checksums) file.verify_unread_checksums();
+    return notes;
+  }();
   AsdfToFitsOptions plan_options = options;
   plan_options.verify_checksums = false;  // the plan was written just now, from verified data
   meter.check();
@@ -604,8 +609,8 @@ ConversionReport write_asdf_in_fits(const std::string& input, const std::string&
   }();
   report.input = input;
   report.fits_tag.clear();
-  if (!notes.notes.empty() && !report.hdus.empty()) {
-    for (auto& note : notes.notes) report.hdus.front().notes.push_back(note);
+  if (!plan_notes.notes.empty() && !report.hdus.empty()) {
+    for (const auto& note : plan_notes.notes) report.hdus.front().notes.push_back(note);
   }
   report.bytes_in = std::filesystem::file_size(input);
   return report;

@@ -6,6 +6,7 @@
 #include "fitsasdf/output_names.h"
 
 #include <filesystem>
+#include <optional>
 #include <set>
 
 #include "asdfcore/asdf_file.h"
@@ -106,11 +107,14 @@ ConversionReport convert_asdf_to_fits(const std::string& input, const std::strin
   progress::Meter meter(options.control, input);
   asdfcore::OpenOptions open = options.limits.open_options();
   open.verify_checksums = options.verify_checksums;
-  const asdfcore::AsdfFile file = asdfcore::AsdfFile::open(input, open);
-  if (!to_fits::has_fits_list(file.resolved_tree())) {
-    // Any other tree: images, tables and cards, with the whole tree in an ASDF extension.
+  std::optional<asdfcore::AsdfFile> opened(asdfcore::AsdfFile::open(input, open));
+  if (!to_fits::has_fits_list(opened->resolved_tree())) {
+    // Any other tree: images, tables and cards, with the whole tree in an ASDF extension
+    // (which reads the file again: this tree is let go first).
+    opened.reset();
     return write_asdf_in_fits(input, output, options);
   }
+  const asdfcore::AsdfFile& file = *opened;
   const to_fits::FitsList list = to_fits::find_fits_list(file.resolved_tree(), input);
   ConversionReport report;
   report.input = input;
