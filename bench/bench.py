@@ -363,6 +363,10 @@ def contestants(args, job):
             lambda i, o: ["bash", "-c", in_list, "_", i, fitsasdf, o, workers], "")
     elif job.kind == "read":
         table["fitsasdf"] = (lambda i, o: [args.reader, i], None)
+        # libyaml parsing the tree and nothing else: the floor of any reader built on it.
+        floor = os.path.join(os.path.dirname(args.reader), "fitsasdf_bench_yaml_floor")
+        table["libyaml parse alone"] = (lambda i, o: [floor, i], None)
+        table["cat"] = (lambda i, o: ["cat", i], None)
         table[MODULE] = (lambda i, o: module + ["read", i], None)
         table["python"] = (lambda i, o: [PYTHON, os.path.join(HERE, "python_read.py"), i], None)
     elif job.kind == "validate":
