@@ -16,6 +16,7 @@
 #include "asdfcore/error.h"
 #include "fits/tile_compress.h"
 #include "support/catch.h"
+#include "support/fits_builder.h"
 
 namespace {
 
@@ -28,14 +29,7 @@ using fitsasdf::fits::PixelFeed;
 using fitsasdf::fits::SpillBuffer;
 using fitsasdf::fits::TileCompression;
 using Bytes = std::vector<std::uint8_t>;
-
-std::string card(const std::string& keyword, const std::string& value) {
-  std::string c = keyword;
-  c.resize(8, ' ');
-  c += "= " + std::string(20 - std::min<std::size_t>(20, value.size()), ' ') + value;
-  c.resize(80, ' ');
-  return c;
-}
+using fitsasdf::test::fits_builder::card;
 
 /// `count` big-endian stored values of BITPIX `bitpix`: a slope with noise (integers within
 /// 0 to 60000 offset by `low`, which compress), or random floats.
