@@ -56,4 +56,14 @@ void create_memory_file(CfitsioHandle& out, const asdfcore::ErrorContext& where)
 std::vector<std::uint8_t> current_hdu_bytes(fitsfile* file, const std::string& what,
                                             const asdfcore::ErrorContext& where);
 
+/// Return `size` bytes of `file` from byte `at` (through CFITSIO's buffers, so what it has not
+/// flushed yet included); `what` names them in the errors.
+std::vector<std::uint8_t> file_bytes(fitsfile* file, LONGLONG at, LONGLONG size,
+                                     const std::string& what, const asdfcore::ErrorContext& where);
+
+/// Return the current HDU's header records as CFITSIO has them (80 bytes each, without END);
+/// `what` names the HDU in the errors.
+std::string header_records(fitsfile* file, const std::string& what,
+                           const asdfcore::ErrorContext& where);
+
 }  // namespace fitsasdf::fits

@@ -18,6 +18,7 @@
 #include "fits/hdu_walk.h"
 #include "fits/header_guard.h"
 #include "fits/tile_guard.h"
+#include "fits/tile_bands.h"
 #include "fits/tile_reader_state.h"
 #include "fitsasdf/header.h"
 
@@ -78,11 +79,29 @@ std::vector<std::uint8_t> current_hdu_bytes(fitsfile* file, const std::string& w
   LONGLONG head = 0, data = 0, end = 0;
   fits_get_hduaddrll(file, &head, &data, &end, &status);
   check_status(status, "cannot locate the " + what, where);
-  std::vector<std::uint8_t> result(static_cast<std::size_t>(end - head));
-  ffmbyt(file, head, 0 /* report EOF */, &status);
-  ffgbyt(file, end - head, result.data(), &status);
+  return file_bytes(file, head, end - head, what, where);
+}
+
+std::vector<std::uint8_t> file_bytes(fitsfile* file, LONGLONG at, LONGLONG size,
+                                     const std::string& what, const ErrorContext& where) {
+  std::vector<std::uint8_t> result(static_cast<std::size_t>(size));
+  if (size == 0) return result;
+  int status = 0;
+  ffmbyt(file, at, 0 /* report EOF */, &status);
+  ffgbyt(file, size, result.data(), &status);
   check_status(status, "cannot read the " + what, where);
   return result;
+}
+
+std::string header_records(fitsfile* file, const std::string& what, const ErrorContext& where) {
+  char* records = nullptr;
+  int count = 0;
+  int status = 0;
+  fits_hdr2str(file, 0 /* every card */, nullptr, 0, &records, &count, &status);
+  check_status(status, "cannot read the " + what + "'s header", where);
+  std::string text(records, static_cast<std::size_t>(count) * 80);
+  fits_free_memory(records, &status);
+  return text;
 }
 
 void refuse_oversized(std::uint64_t count, std::uint64_t width, std::uint64_t limit,
@@ -497,30 +516,14 @@ TileReader FitsFile::open_compressed_image(int index) const {
     }
     count *= n;
   }
-  // Slabs across the last axis, each one tile high (the tiling CFITSIO parsed; a whole image
-  // when it cannot be used).
-  const FITSfile& parsed = *in->Fptr;
-  std::uint64_t plane = 1;
-  std::uint64_t tiles_per_slab = 1;
-  std::uint64_t slab_height = naxis > 0 ? static_cast<std::uint64_t>(naxes[naxis - 1]) : 0;
-  bool tiled = parsed.zndim == naxis && naxis > 0;
-  for (int k = 0; tiled && k < naxis; ++k) tiled = parsed.tilesize[k] > 0;
-  if (tiled) {
-    for (int k = 0; k + 1 < naxis; ++k) {
-      plane *= static_cast<std::uint64_t>(naxes[k]);
-      if (naxes[k] > 0) {
-        tiles_per_slab *= static_cast<std::uint64_t>((naxes[k] - 1) / parsed.tilesize[k] + 1);
-      }
-    }
-    slab_height = std::min<std::uint64_t>(slab_height, static_cast<std::uint64_t>(
-                                                            parsed.tilesize[naxis - 1]));
-  } else {
-    plane = count;
-    slab_height = 1;
-  }
-  const std::uint64_t slab_pixels = plane * slab_height;
+  // Bands of about 1 MiB of slabs one tile high (the tiling CFITSIO parsed; a whole image when
+  // it cannot be used): large enough that a band costs little beside its tiles, small enough
+  // that a few of them per thread stay far below the image.
+  constexpr std::uint64_t kBandBytes = std::uint64_t{1} << 20;
+  state->cut = cut_into_bands(*in->Fptr, std::span<const long>(naxes, static_cast<std::size_t>(naxis)),
+                              item, kBandBytes);
   // Half the limit for one row of tiles: CFITSIO's buffers for its tiles come on top of it.
-  refuse_oversized(slab_pixels, item, max_memory_ / 2, "one row of the image's tiles",
+  refuse_oversized(state->cut.slab_pixels, item, max_memory_ / 2, "one row of the image's tiles",
                    where(index));
   CfitsioHandle memory;
   create_memory_file(memory, where(index));
@@ -543,30 +546,12 @@ TileReader FitsFile::open_compressed_image(int index) const {
   check_status(status, "cannot copy the compressed image's keywords", where(index));
   // The header is CFITSIO's records for the image, then END, padded with blanks (written
   // through the memory file, the data area would be zero-filled for nothing).
-  char* records = nullptr;
-  int record_count = 0;
-  fits_hdr2str(out, 0 /* every card */, nullptr, 0, &records, &record_count, &status);
-  check_status(status, "cannot read the decompressed image's header", where(index));
-  state->header.assign(records, static_cast<std::size_t>(record_count) * 80);
-  fits_free_memory(records, &status);
-  state->header += "END";
+  state->header = header_records(out, "decompressed image", where(index)) + "END";
   state->header.resize((state->header.size() + kBlockSize - 1) / kBlockSize * kBlockSize, ' ');
   if (naxis > 0) fits_update_key(out, TLONG, last_axis.c_str(), &made[naxis - 1], nullptr, &status);
   check_status(status, "cannot close the decompressed image's header", where(index));
 
   state->bitpix = bitpix;
-  state->item = item;
-  state->pixels = count;
-  state->slab_pixels = std::max<std::uint64_t>(slab_pixels, 1);
-  state->slabs = count == 0 ? 0 : (count - 1) / state->slab_pixels + 1;
-  state->tiles_per_slab = tiled ? tiles_per_slab : 0;
-  // Bands of about 1 MiB: large enough that a band costs little beside its tiles, small enough
-  // that a few of them per thread stay far below the image.
-  constexpr std::uint64_t kBandBytes = std::uint64_t{1} << 20;
-  state->slabs_per_band =
-      std::max<std::uint64_t>(1, kBandBytes / std::max<std::uint64_t>(state->slab_pixels * item, 1));
-  state->bands = static_cast<long>(
-      state->slabs == 0 ? 0 : (state->slabs - 1) / state->slabs_per_band + 1);
   return TileReader(std::move(state));
 }
 

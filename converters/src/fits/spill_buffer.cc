@@ -111,9 +111,4 @@ void SpillBuffer::read_all(const std::function<void(std::span<const std::uint8_t
   }
 }
 
-void SpillBuffer::clear() noexcept {
-  memory_.clear();
-  size_ = 0;
-}
-
 }  // namespace fitsasdf::fits

@@ -32,8 +32,6 @@ class SpillBuffer {
   /// Hand every byte to `out` in order, in pieces of at most a few MiB. Throws `Error` (io)
   /// when the file cannot be read.
   void read_all(const std::function<void(std::span<const std::uint8_t>)>& out) const;
-  /// Forget every byte (the file, if any, is kept for the next appends).
-  void clear() noexcept;
 
  private:
   void spill();

@@ -27,28 +27,18 @@ TileReader& TileReader::operator=(TileReader&&) noexcept = default;
 
 const std::string& TileReader::header() const noexcept { return state_->header; }
 std::uint64_t TileReader::data_size() const noexcept {
-  return state_->pixels * state_->item;
-}
-
-std::uint64_t TileReader::State::band_offset(long band) const {
-  return static_cast<std::uint64_t>(band) * slabs_per_band * slab_pixels * item;
-}
-
-std::uint64_t TileReader::State::band_bytes(long band) const {
-  const std::uint64_t first = static_cast<std::uint64_t>(band) * slabs_per_band * slab_pixels;
-  const std::uint64_t end = std::min(pixels, first + slabs_per_band * slab_pixels);
-  return (end - first) * item;
+  return state_->cut.pixels * state_->cut.item;
 }
 
 void TileReader::State::decode(fitsfile* f, long band, std::uint8_t* out) const {
-  const std::uint64_t first_slab = static_cast<std::uint64_t>(band) * slabs_per_band;
-  const std::uint64_t end_slab = std::min<std::uint64_t>(first_slab + slabs_per_band, slabs);
-  const std::uint64_t first = first_slab * slab_pixels;
-  const std::uint64_t count = std::min(pixels, end_slab * slab_pixels) - first;
+  const std::uint64_t first_slab = cut.first_slab(band);
+  const std::uint64_t end_slab = cut.end_slab(band);
+  const std::uint64_t first = cut.first_pixel(band);
+  const std::uint64_t count = cut.band_pixels(band);
   // The band's tiles are checked just before CFITSIO decodes them: a tile CFITSIO would
   // mishandle is refused before CFITSIO sees it.
-  check_image_tiles(f, where, static_cast<long>(first_slab * tiles_per_slab + 1),
-                    static_cast<long>(end_slab * tiles_per_slab));
+  check_image_tiles(f, where, static_cast<long>(first_slab * cut.tiles_per_slab + 1),
+                    static_cast<long>(end_slab * cut.tiles_per_slab));
   int status = 0;
   fits_set_bscale(f, 1.0, 0.0, &status);  // the stored values, unscaled
   int anynul = 0;
@@ -56,17 +46,18 @@ void TileReader::State::decode(fitsfile* f, long band, std::uint8_t* out) const 
                 static_cast<LONGLONG>(count), nullptr, out, &anynul, &status);
   check_status(status, "CFITSIO cannot decompress the tile-compressed image", where);
   alone->release();
-  if (item > 1 && asdfcore::ndarray::native_byte_order() != asdfcore::ndarray::ByteOrder::kBig) {
-    asdfcore::ndarray::swap_units(out, count, static_cast<std::uint32_t>(item));
+  if (cut.item > 1 &&
+      asdfcore::ndarray::native_byte_order() != asdfcore::ndarray::ByteOrder::kBig) {
+    asdfcore::ndarray::swap_units(out, count, static_cast<std::uint32_t>(cut.item));
   }
 }
 
 void TileReader::read_all(std::span<std::uint8_t> out) {
   State& s = *state_;
   std::uint64_t at = 0;
-  for (long band = 0; band < s.bands; ++band) {
+  for (long band = 0; band < s.cut.bands; ++band) {
     s.decode(s.handle(0), band, out.data() + at);
-    at += s.band_bytes(band);
+    at += s.cut.band_bytes(band);
   }
 }
 
@@ -110,7 +101,7 @@ class BandPipeline {
     std::size_t given = 0;
     while (given < buffer.size()) {
       if (at_ == current_.size()) {
-        if (next_ == state_.bands) break;
+        if (next_ == state_.cut.bands) break;
         take_next();
       }
       const std::size_t n = std::min(buffer.size() - given, current_.size() - at_);
@@ -142,7 +133,7 @@ class BandPipeline {
       {
         std::unique_lock lock(mutex_);
         changed_.wait(lock, [this] { return stop_ || claimed_ < next_ + window_; });
-        if (stop_ || claimed_ >= state_.bands) return;
+        if (stop_ || claimed_ >= state_.cut.bands) return;
         band = claimed_++;
         if (!spare_.empty()) {
           buffer = std::move(spare_.back());
@@ -150,9 +141,9 @@ class BandPipeline {
         }
       }
       try {
-        buffer.resize(static_cast<std::size_t>(state_.band_bytes(band)));
+        buffer.resize(static_cast<std::size_t>(state_.cut.band_bytes(band)));
         state_.decode(state_.handle(t), band, buffer.data());
-        if (transform_) transform_(buffer, state_.band_offset(band));
+        if (transform_) transform_(buffer, state_.cut.band_offset(band));
         std::lock_guard lock(mutex_);
         ready_.emplace(band, std::move(buffer));
       } catch (...) {
@@ -186,9 +177,9 @@ class BandPipeline {
 TileReader::Source TileReader::stream(std::shared_ptr<TileReader> image, unsigned threads,
                                      Transform transform) {
   State& state = *image->state_;
-  if (state.bands > 1) {
+  if (state.cut.bands > 1) {
     // Workers decode ahead while the caller's thread hashes and writes what they gave.
-    threads = static_cast<unsigned>(std::min<long>(std::max(threads, 1u), state.bands));
+    threads = static_cast<unsigned>(std::min<long>(std::max(threads, 1u), state.cut.bands));
     auto pipeline =
         std::make_shared<BandPipeline>(std::move(image), state, threads, std::move(transform));
     return [pipeline](std::span<std::uint8_t> buffer) { return pipeline->read(buffer); };
@@ -204,8 +195,8 @@ TileReader::Source TileReader::stream(std::shared_ptr<TileReader> image, unsigne
   auto reader = std::make_shared<Reader>(Reader{std::move(image), std::move(transform)});
   return [reader](std::span<std::uint8_t> buffer) {
     State& s = *reader->image->state_;
-    if (!reader->decoded && s.bands == 1) {
-      reader->band.resize(static_cast<std::size_t>(s.band_bytes(0)));
+    if (!reader->decoded && s.cut.bands == 1) {
+      reader->band.resize(static_cast<std::size_t>(s.cut.band_bytes(0)));
       s.decode(s.handle(0), 0, reader->band.data());
       if (reader->transform) reader->transform(reader->band, 0);
     }

@@ -10,6 +10,7 @@
 
 #include "asdfcore/error.h"
 #include "fits/cfitsio.h"
+#include "fits/tile_bands.h"
 #include "fits/tile_reader.h"
 
 namespace fitsasdf::fits {
@@ -59,21 +60,9 @@ struct TileReader::State {
   std::uint64_t max_memory = 0;  ///< The limit the file was opened with.
   std::string header;       ///< The plain image HDU's header blocks.
   int bitpix = 0;
-  std::uint64_t item = 0;   ///< Bytes a pixel.
-  std::uint64_t pixels = 0;
-  // The image is cut across its last axis into slabs, one tile high along it: a slab is a row of
-  // whole tiles and a run of whole planes of the image. A band is `slabs_per_band` slabs.
-  std::uint64_t slab_pixels = 0;
-  std::uint64_t slabs = 0;
-  std::uint64_t tiles_per_slab = 0;
-  std::uint64_t slabs_per_band = 1;
-  long bands = 0;
+  TileBands cut;  ///< How the image is cut into bands.
 
   fitsfile* handle(std::size_t t) { return alone->handle(t); }
-  /// Return where band `band`'s pixels start in the data, in bytes.
-  std::uint64_t band_offset(long band) const;
-  /// Return the bytes of band `band`'s pixels.
-  std::uint64_t band_bytes(long band) const;
   /// Check and decode band `band` through `f` into `out` (`band_bytes(band)` bytes), big-endian.
   void decode(fitsfile* f, long band, std::uint8_t* out) const;
 };

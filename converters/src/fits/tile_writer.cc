@@ -13,6 +13,7 @@
 #include "asdfcore/ndarray/dtype.h"
 #include "fits/cfitsio.h"
 #include "fits/fits_file.h"
+#include "fits/tile_bands.h"
 #include "fits/tile_compress_detail.h"
 
 namespace fitsasdf::fits {
@@ -27,29 +28,6 @@ void BandedImage::write_data(const ByteSink& out) const {
 }
 
 namespace {
-
-/// How the image is cut: slabs one tile high along the last axis (a row of whole tiles, a run
-/// of whole planes of the image), `slabs_per_band` of them to a band.
-struct Cut {
-  int datatype = 0;
-  std::uint64_t item = 0;  // bytes a pixel
-  std::uint64_t pixels = 0;
-  std::uint64_t slab_height = 0;  // planes of the image a slab holds
-  std::uint64_t slab_pixels = 0;
-  std::uint64_t slabs = 0;
-  std::uint64_t tiles_per_slab = 0;
-  std::uint64_t slabs_per_band = 1;
-  long bands = 0;
-
-  std::uint64_t first_slab(long band) const { return static_cast<std::uint64_t>(band) * slabs_per_band; }
-  std::uint64_t end_slab(long band) const {
-    return std::min<std::uint64_t>(first_slab(band) + slabs_per_band, slabs);
-  }
-  std::uint64_t first_pixel(long band) const { return first_slab(band) * slab_pixels; }
-  std::uint64_t band_bytes(long band) const {
-    return (std::min(pixels, end_slab(band) * slab_pixels) - first_pixel(band)) * item;
-  }
-};
 
 /// What one band's CFITSIO file gave: its rows of the table, its heap (descriptors relative to
 /// it), the header's records, and the file itself for band 0 (whose header becomes the HDU's).
@@ -76,28 +54,6 @@ struct ArrayColumn {
   std::uint64_t max_length = 0;
 };
 
-std::string header_records(fitsfile* f, const ErrorContext& where) {
-  char* records = nullptr;
-  int count = 0;
-  int status = 0;
-  fits_hdr2str(f, 0, nullptr, 0, &records, &count, &status);
-  check_status(status, "cannot read the compressed image's header", where);
-  std::string text(records, static_cast<std::size_t>(count) * 80);
-  fits_free_memory(records, &status);
-  return text;
-}
-
-std::vector<std::uint8_t> file_bytes(fitsfile* f, LONGLONG at, LONGLONG size,
-                                     const ErrorContext& where) {
-  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(size));
-  if (size == 0) return bytes;
-  int status = 0;
-  ffmbyt(f, at, 0 /* report EOF */, &status);
-  ffgbyt(f, size, bytes.data(), &status);
-  check_status(status, "cannot read a band of the compressed image back", where);
-  return bytes;
-}
-
 std::uint64_t get_big_endian(const std::uint8_t* p, std::size_t n) {
   std::uint64_t v = 0;
   for (std::size_t i = 0; i < n; ++i) v = (v << 8) | p[i];
@@ -123,7 +79,7 @@ struct Job {
   const std::vector<std::string>& cards;
   const TileCompression& params;
   const ErrorContext& where;
-  Cut cut;
+  TileBands cut;
 
   /// Turn `pixels` between big-endian and the machine's order (the same swap either way).
   void swap(std::vector<std::uint8_t>& pixels) const {
@@ -153,17 +109,19 @@ struct Job {
     last[naxis - 1] = static_cast<long>(std::min<std::uint64_t>(
         static_cast<std::uint64_t>(naxes[naxis - 1]), cut.end_slab(band) * cut.slab_height));
     int status = 0;
-    fits_write_subset(file->f, cut.datatype, first.data(), last.data(), pixels.data(), &status);
+    fits_write_subset(file->f, image_datatype(bitpix), first.data(), last.data(), pixels.data(), &status);
     check_status(status, "CFITSIO cannot compress the image", where);
     const FITSfile& state = *file->f->Fptr;
     const LONGLONG row_bytes = state.rowlength;
     const auto first_tile = static_cast<LONGLONG>(cut.first_slab(band) * cut.tiles_per_slab);
     const auto tiles =
         static_cast<LONGLONG>((cut.end_slab(band) - cut.first_slab(band)) * cut.tiles_per_slab);
+    const std::string what = "band of the compressed image";
     result.rows = file_bytes(file->f, state.datastart + first_tile * row_bytes, tiles * row_bytes,
+                             what, where);
+    result.heap = file_bytes(file->f, state.datastart + state.heapstart, state.heapsize, what,
                              where);
-    result.heap = file_bytes(file->f, state.datastart + state.heapstart, state.heapsize, where);
-    result.records = header_records(file->f, where);
+    result.records = header_records(file->f, what, where);
     if (band == 0) {
       result.file = std::move(file);
     } else {
@@ -360,7 +318,8 @@ class Joiner {
     // The header as the file holds it: CFITSIO leaves room for more cards before END.
     const FITSfile& state = *f->Fptr;
     const LONGLONG start = state.headstart[state.curhdu];
-    const std::vector<std::uint8_t> header = file_bytes(f, start, state.datastart - start, where_);
+    const std::vector<std::uint8_t> header =
+        file_bytes(f, start, state.datastart - start, "compressed image's header", where_);
     forget_heap(*first_.file);
     return BandedImage{std::string(header.begin(), header.end()), std::move(rows_),
                        std::move(heap_), ""};
@@ -391,37 +350,15 @@ std::vector<ArrayColumn> array_columns(fitsfile* f) {
   return columns;
 }
 
-/// The cut of the image CFITSIO made in `f` (tile sizes read back from its header), or nothing
-/// when a slab exceeds `slab_limit`.
-std::optional<Cut> cut_image(fitsfile* f, int bitpix, const std::vector<long>& naxes,
-                             const BandSettings& settings) {
-  Cut cut;
-  cut.datatype = image_datatype(bitpix);
-  cut.item = static_cast<std::uint64_t>(std::abs(bitpix) / 8);
-  const FITSfile& state = *f->Fptr;
-  const std::size_t naxis = naxes.size();
-  if (state.zndim != static_cast<int>(naxis)) return std::nullopt;
-  cut.pixels = 1;
-  std::uint64_t plane = 1;
-  cut.tiles_per_slab = 1;
-  for (std::size_t k = 0; k < naxis; ++k) {
-    const auto n = static_cast<std::uint64_t>(naxes[k]);
-    const auto tile = static_cast<std::uint64_t>(std::max<long>(state.tilesize[k], 1));
-    cut.pixels *= n;
-    if (k + 1 < naxis) {
-      plane *= n;
-      cut.tiles_per_slab *= (n + tile - 1) / tile;
-    } else {
-      cut.slab_height = std::min(tile, n);
-    }
+/// The cut of the image CFITSIO made in `f`, or nothing when it is not cut into bands: no
+/// pixels, a tiling that does not fit the axes, or a slab over `slab_limit`.
+std::optional<TileBands> cut_image(fitsfile* f, int bitpix, const std::vector<long>& naxes,
+                                   const BandSettings& settings) {
+  const TileBands cut = cut_into_bands(*f->Fptr, naxes, static_cast<std::uint64_t>(std::abs(bitpix) / 8),
+                                       settings.band_bytes);
+  if (!cut.tiled || cut.pixels == 0 || cut.slab_pixels * cut.item > settings.slab_limit) {
+    return std::nullopt;
   }
-  if (cut.pixels == 0) return std::nullopt;
-  cut.slab_pixels = plane * cut.slab_height;
-  if (cut.slab_pixels * cut.item > settings.slab_limit) return std::nullopt;
-  cut.slabs = (static_cast<std::uint64_t>(naxes[naxis - 1]) + cut.slab_height - 1) / cut.slab_height;
-  cut.slabs_per_band =
-      std::max<std::uint64_t>(1, settings.band_bytes / (cut.slab_pixels * cut.item));
-  cut.bands = static_cast<long>((cut.slabs + cut.slabs_per_band - 1) / cut.slabs_per_band);
   return cut;
 }
 
@@ -433,7 +370,7 @@ std::optional<BandedImage> attempt(int bitpix, const std::vector<long>& naxes,
                                    const ErrorContext& where, const BandSettings& settings) {
   CfitsioHandle probe;
   begin_compressed_image(probe, bitpix, naxes, cards, params, where);
-  const std::optional<Cut> cut = cut_image(probe.f, bitpix, naxes, settings);
+  const std::optional<TileBands> cut = cut_image(probe.f, bitpix, naxes, settings);
   if (!cut) return std::nullopt;
   const long row_bytes = static_cast<long>(probe.f->Fptr->rowlength);
   const LONGLONG table_rows = probe.f->Fptr->numrows;
