@@ -19,10 +19,11 @@ namespace {
 /// Blocks of one file, plus single-block sibling files for the exploded form.
 class FileBlocks final : public ndarray::BlockProvider {
  public:
-  FileBlocks(format::Container container, bool verify, tree::ReferencePolicy policy,
-             format::ReadOptions layout)
+  FileBlocks(format::Container container, bool verify, unsigned threads,
+             tree::ReferencePolicy policy, format::ReadOptions layout)
       : container_(std::move(container)),
         verify_(verify),
+        threads_(threads),
         policy_(std::move(policy)),
         layout_(layout),
         verified_(container_.blocks().size(), false) {}
@@ -68,7 +69,7 @@ class FileBlocks final : public ndarray::BlockProvider {
       (void)block(index);  // throws the error for a block that does not exist
       return;
     }
-    container_.data_stream(static_cast<std::size_t>(index), verify_, write);
+    container_.data_stream(static_cast<std::size_t>(index), verify_, write, threads_);
     mark_verified(static_cast<std::size_t>(index));
   }
 
@@ -121,6 +122,7 @@ class FileBlocks final : public ndarray::BlockProvider {
 
   format::Container container_;
   bool verify_;
+  unsigned threads_;
   tree::ReferencePolicy policy_;
   format::ReadOptions layout_;
   mutable std::mutex mutex_;
@@ -211,7 +213,7 @@ AsdfFile AsdfFile::from_container(format::Container container, const std::string
     }
   }
   state->blocks = std::make_unique<FileBlocks>(std::move(container), options.verify_checksums,
-                                               state->policy, options.layout);
+                                               options.threads, state->policy, options.layout);
   return AsdfFile(std::move(state));
 }
 

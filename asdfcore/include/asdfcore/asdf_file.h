@@ -29,6 +29,9 @@ struct OpenOptions {
   /// throw `Error` (schema) naming the first node that breaks one (and how many do). Off by
   /// default: fitsasdf trusts what it reads unless asked, for speed.
   bool validate = false;
+  /// Threads that decode one streamed zlib block written in pieces (as fitsasdf writes them)
+  /// side by side; 0 means the hardware's thread count. The bytes do not depend on it.
+  unsigned threads = 0;
 };
 
 /// One ASDF file. Copies share the same open file.

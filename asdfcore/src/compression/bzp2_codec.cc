@@ -235,8 +235,8 @@ class Bzp2Codec final : public Codec {
     }
   }
 
-  void decompress_stream(const io::Buffer& input, std::uint64_t size,
-                         const WriteNext& write) const override {
+  void decompress_stream(const io::Buffer& input, std::uint64_t size, const WriteNext& write,
+                         unsigned /*threads*/) const override {
     // libbz2 decodes into a 4 MiB buffer that is handed on whenever it is full. The input is
     // fed 16 MiB at a time and its pages let go once consumed. bzip2 decodes at a few tens of
     // MB/s, far below the writer's speed, so the pieces are written on this thread.

@@ -23,7 +23,7 @@ void Codec::compress_stream(std::uint64_t size, const ReadNext& read, const Writ
 }
 
 void Codec::decompress_stream(const io::Buffer& input, std::uint64_t size,
-                              const WriteNext& write) const {
+                              const WriteNext& write, unsigned /*threads*/) const {
   if (size > std::numeric_limits<std::size_t>::max()) {
     throw Error(ErrorCode::kLimit, std::string(label()) + ": a block of " + std::to_string(size) +
                                        " bytes does not fit in memory on this machine");

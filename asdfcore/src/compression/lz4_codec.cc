@@ -101,8 +101,8 @@ class Lz4Codec final : public Codec {
         [](std::span<const std::uint8_t>, const std::uint8_t*) {});
   }
 
-  void decompress_stream(const io::Buffer& input, std::uint64_t size,
-                         const WriteNext& write) const override {
+  void decompress_stream(const io::Buffer& input, std::uint64_t size, const WriteNext& write,
+                         unsigned /*threads*/) const override {
     // One chunk at a time through one buffer (python asdf's chunks decode to 4 MiB each); the
     // input's pages go once their chunk is decoded.
     std::vector<std::uint8_t> buffer;

@@ -11,7 +11,8 @@
 // Decompression goes through libdeflate into the block's exactly sized buffer. When libdeflate
 // refuses a stream (corrupt, truncated, wrong size), zlib's streaming inflate decodes it again
 // to say precisely what is wrong. A block decoded on its way somewhere else (decompress_stream)
-// goes through ISA-L's streaming inflate, a few MiB at a time.
+// goes through ISA-L's streaming inflate, a few MiB at a time: segments of a stream written in
+// pieces side by side on every thread (inflate_parallel.h), any other stream in order.
 #include <isa-l/igzip_lib.h>
 #include <libdeflate.h>
 #include <zlib.h>
@@ -26,6 +27,7 @@
 #include "asdfcore/compression/codec.h"
 #include "asdfcore/error.h"
 #include "compression/buffer_pool.h"
+#include "compression/inflate_parallel.h"
 #include "compression/ordered_parallel.h"
 #include "compression/span_reader.h"
 
@@ -209,19 +211,6 @@ bool inflate_fast(std::span<const std::uint8_t> input, std::span<std::uint8_t> o
 constexpr std::size_t kInflatePiece = std::size_t{4} << 20;
 constexpr std::size_t kInflateInput = std::size_t{16} << 20;
 
-/// Return what ISA-L's inflate return code `rc` (negative: an error) means.
-std::string isal_inflate_error(int rc) {
-  switch (rc) {
-    case ISAL_INVALID_BLOCK: return "invalid deflate block";
-    case ISAL_INVALID_SYMBOL: return "invalid deflate symbol";
-    case ISAL_INVALID_LOOKBACK: return "invalid back-reference distance";
-    case ISAL_INVALID_WRAPPER: return "invalid zlib header or trailer";
-    case ISAL_UNSUPPORTED_METHOD: return "the zlib header names a method other than deflate";
-    case ISAL_INCORRECT_CHECKSUM: return "the Adler-32 trailer does not match the data";
-    default: return "ISA-L inflate code " + std::to_string(rc);
-  }
-}
-
 class ZlibCodec final : public Codec {
  public:
   std::string_view label() const noexcept override { return "zlib"; }
@@ -307,8 +296,10 @@ class ZlibCodec final : public Codec {
     inflate_checked(input, output);
   }
 
-  void decompress_stream(const io::Buffer& input, std::uint64_t size,
-                         const WriteNext& write) const override {
+  void decompress_stream(const io::Buffer& input, std::uint64_t size, const WriteNext& write,
+                         unsigned threads) const override {
+    // A stream written in pieces (fitsasdf's) is decoded on every thread (inflate_parallel.h).
+    if (inflate_parallel(input, size, write, threads)) return;
     // ISA-L's inflate, like zlib's, decodes a stream piece by piece (libdeflate only decodes
     // whole), at about libdeflate's speed. It checks the zlib header and the Adler-32 trailer
     // itself; what follows the end of the stream is ignored, as python does. Each decoded piece

@@ -357,7 +357,7 @@ io::Buffer Container::data(std::size_t i, bool verify_checksum) const {
 }
 
 void Container::data_stream(std::size_t i, bool verify_checksum,
-                            const compression::WriteNext& write) const {
+                            const compression::WriteNext& write, unsigned threads) const {
   const BlockInfo& b = block_at(i);
   const io::Buffer stored = bytes_.slice(b.data_offset, b.stored_size);
   const compression::Codec* codec = codec_for(i);
@@ -396,7 +396,7 @@ void Container::data_stream(std::size_t i, bool verify_checksum,
     write(piece);
   };
   try {
-    codec->decompress_stream(stored, b.header.data_size, hand_on);
+    codec->decompress_stream(stored, b.header.data_size, hand_on, threads);
   } catch (const Error& e) {
     throw e.with_context(where(i));
   } catch (const std::bad_alloc&) {

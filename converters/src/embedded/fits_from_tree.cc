@@ -528,6 +528,7 @@ ConversionReport write_asdf_in_fits(const std::string& input, const std::string&
   const HduReport plan_notes = [&] {
     asdfcore::OpenOptions open = options.limits.open_options();
     open.verify_checksums = options.verify_checksums;
+    open.threads = options.threads;
     const asdfcore::AsdfFile file = asdfcore::AsdfFile::open(input, open);
     // The tree as written: `$ref`s stay references, as python asdf writes them back.
     NodePtr root = asdfcore::tree::deep_copy(file.tree());

@@ -107,6 +107,7 @@ ConversionReport convert_asdf_to_fits(const std::string& input, const std::strin
   progress::Meter meter(options.control, input);
   asdfcore::OpenOptions open = options.limits.open_options();
   open.verify_checksums = options.verify_checksums;
+  open.threads = options.threads;
   std::optional<asdfcore::AsdfFile> opened(asdfcore::AsdfFile::open(input, open));
   if (!to_fits::has_fits_list(opened->resolved_tree())) {
     // Any other tree: images, tables and cards, with the whole tree in an ASDF extension

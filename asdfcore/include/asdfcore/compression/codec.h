@@ -73,8 +73,10 @@ class Codec {
                           std::span<std::uint8_t> output) const = 0;
 
   /// Decode `input` (all of a block's stored bytes) and hand the decoded bytes to `write` in
-  /// order, in pieces, holding a bounded amount in memory (zlib: 4 MiB pieces through ISA-L's
-  /// streaming inflate, each written by a second thread while the next is decoded; lz4: one
+  /// order, in pieces, holding a bounded amount in memory (zlib: a stream written in pieces, as
+  /// fitsasdf writes them, is decoded in segments on `threads` threads (0: the hardware's),
+  /// any other in 4 MiB pieces through ISA-L's streaming inflate, each written by a second
+  /// thread while the next is decoded; lz4: one
   /// chunk at a time; bzp2: 4 MiB pieces through libbz2's streaming decoder), so a block of any size can be written somewhere else without being
   /// decoded whole. The pages of a file-backed `input` are released as they are consumed. The
   /// bytes handed on are those `decompress` gives into `size` bytes, and the same streams are
@@ -83,7 +85,7 @@ class Codec {
   /// called one call at a time, possibly from another thread. The default decodes the whole
   /// block into memory and hands it on at once (codecs added by users).
   virtual void decompress_stream(const io::Buffer& input, std::uint64_t size,
-                                 const WriteNext& write) const;
+                                 const WriteNext& write, unsigned threads = 0) const;
 };
 
 /// The codecs a reader or writer knows, looked up by label; the first match wins.

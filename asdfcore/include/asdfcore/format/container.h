@@ -108,8 +108,10 @@ class Container {
   /// mapped pieces of an uncompressed block, or the codec's `decompress_stream` (a few MiB at a
   /// time for zlib and lz4). The same checks and errors as `data`, except that a corrupt
   /// stream or a checksum mismatch is found only after earlier pieces were handed on: whoever
-  /// writes them somewhere must discard the result when this throws.
-  void data_stream(std::size_t i, bool verify_checksum, const compression::WriteNext& write) const;
+  /// writes them somewhere must discard the result when this throws. `threads` decode a zlib
+  /// block written in pieces side by side (0: the hardware's; see `Codec::decompress_stream`).
+  void data_stream(std::size_t i, bool verify_checksum, const compression::WriteNext& write,
+                   unsigned threads = 0) const;
   /// Compare block `i`'s checksum with its stored and decoded bytes.
   ChecksumStatus check(std::size_t i) const;
   /// Verify block `i`'s checksum without keeping its data: the MD5 of its stored bytes, else,
