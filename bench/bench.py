@@ -102,6 +102,7 @@ class Job:
 
 
 NO_VERIFY = "fitsasdf (no verify)"
+NO_VERIFY_1_THREAD = "fitsasdf (no verify, 1 thread)"
 MODULE = "fitsasdf (python module)"
 NO_BLOCKS = "fitsasdf (no blocks)"
 PYTHON_VALIDATE = "python (parse + validate)"
@@ -191,6 +192,11 @@ def verify_costs(results):
         if verified and unverified:
             lines.append(f"- {r['job']}: verified {verified:.3f} s, --no-verify-checksums "
                          f"{unverified:.3f} s, ratio {verified / unverified:.2f}x")
+        one_thread = walls.get((r["job"], NO_VERIFY_1_THREAD))
+        if one_thread and unverified:
+            lines.append(f"- {r['job']}: --no-verify-checksums on 1 decoding thread "
+                         f"{one_thread:.3f} s, on all cores {unverified:.3f} s: "
+                         f"{one_thread / unverified:.2f}x faster")
     return lines
 
 
@@ -340,6 +346,12 @@ def contestants(args, job):
             table[NO_VERIFY] = (
                 lambda i, o: [fitsasdf, "convert", i, "-o", o, "--no-fsync",
                               "--no-verify-checksums"], ".fits")
+            if job.compression == "zlib":
+                # One thread decoding fitsasdf's zlib pieces (beside the one that writes): how
+                # the parallel decoding scales with cores.
+                table[NO_VERIFY_1_THREAD] = (
+                    lambda i, o: [fitsasdf, "convert", i, "-o", o, "--no-fsync",
+                                  "--no-verify-checksums", "--threads", "1"], ".fits")
         table[MODULE] = (lambda i, o: module + ["convert", i, o], ".fits")
         table["python"] = (lambda i, o: [PYTHON, script, i, o], ".fits")
     elif job.kind == "batch":
