@@ -12,6 +12,7 @@
 #include "asdfcore/error.h"
 #include "asdfcore/io/buffer.h"
 #include "compression/inflate_parallel.h"
+#include "support/bytes.h"
 #include "support/catch.h"
 
 using namespace asdfcore::compression;
@@ -21,16 +22,7 @@ namespace {
 
 using Bytes = std::vector<std::uint8_t>;
 
-/// Float-like bytes: a slowly varying high half and a noisy low half (about 2:1).
-Bytes float_like(std::size_t n, std::uint32_t seed) {
-  Bytes out(n);
-  std::uint32_t x = seed * 2654435761u + 7u;
-  for (std::size_t i = 0; i < n; ++i) {
-    x = x * 1664525u + 1013904223u;
-    out[i] = (i % 4 < 2) ? static_cast<std::uint8_t>(i >> 12) : static_cast<std::uint8_t>(x >> 24);
-  }
-  return out;
-}
+using fitsasdf::test::float_like;
 
 /// Text-like bytes with long repeats: back-references everywhere, compresses well.
 Bytes repetitive(std::size_t n, std::uint32_t seed) {

@@ -15,6 +15,7 @@
 #include "asdfcore/compression/codec.h"
 #include "asdfcore/error.h"
 #include "asdfcore/io/buffer.h"
+#include "support/bytes.h"
 #include "support/catch.h"
 
 using namespace asdfcore::compression;
@@ -25,16 +26,7 @@ namespace {
 
 using Bytes = std::vector<std::uint8_t>;
 
-/// Float-like bytes: a slowly varying high half and noisy low half (compresses about 2:1).
-Bytes float_like(std::size_t n, std::uint32_t seed) {
-  Bytes out(n);
-  std::uint32_t x = seed * 2654435761u + 7u;
-  for (std::size_t i = 0; i < n; ++i) {
-    x = x * 1664525u + 1013904223u;
-    out[i] = (i % 4 < 2) ? static_cast<std::uint8_t>(i >> 14) : static_cast<std::uint8_t>(x >> 24);
-  }
-  return out;
-}
+using fitsasdf::test::float_like;
 
 /// What decoding gave: the bytes, or the error's code.
 struct Outcome {
