@@ -156,16 +156,17 @@ class ParallelInflate {
       Segment& g = *next;
       if (g.failure) std::rethrow_exception(g.failure);
       if (g.begin == kNone) continue;  // a range without a flush point: in the segment before
-      history_at_begin_ = history_;
       if (g.begin != pos) {  // cannot be: the ranges' cuts are computed the same way twice
         stop_workers();
-        return in_order(pos, 0);
+        return in_order(pos, history_, 0);
       }
-      const std::uint64_t before = delivered_;
       if (g.stop == Stop::kError) {
         stop_workers();
-        return in_order(g.begin, 0);
+        return in_order(g.begin, history_, 0);
       }
+      // The history at the segment's start, in case its decoder goes on and fails.
+      if (g.stop == Stop::kFull || g.stop == Stop::kMidBlock) history_at_begin_ = history_;
+      const std::uint64_t before = delivered_;
       hand_on(g.out.bytes(), g.adler);
       pool_buffers_.give(std::move(g.out.buffer));
       ++report_.segments;
@@ -181,7 +182,7 @@ class ParallelInflate {
       if (stop == Stop::kError) {
         // Its decoder started without the history: decode the segment again with it.
         stop_workers();
-        return in_order(g.begin, delivered_ - before);
+        return in_order(g.begin, history_at_begin_, delivered_ - before);
       }
       if (stop == Stop::kFinal) {
         stop_workers();
@@ -233,13 +234,11 @@ class ParallelInflate {
     }
   }
 
-
   /// Decode segment `g` from an empty state into a buffer of at most `segment_out` bytes.
   void decode(Segment& g) {
     g.state = raw_decoder();
-    g.fed = g.begin + std::min(g.end - g.begin, kInputStep);
-    g.state->next_in = const_cast<std::uint8_t*>(in_.data() + g.begin);
-    g.state->avail_in = static_cast<std::uint32_t>(g.fed - g.begin);
+    g.fed = g.begin;
+    feed(*g.state, g.fed, g.end);
     // Room for what float data decodes to (it shrinks by about a fifth), grown on demand.
     std::size_t capacity =
         std::min(settings_.segment_out, (g.end - g.begin) + (g.end - g.begin) / 4 + 65536);
@@ -302,8 +301,7 @@ class ParallelInflate {
     if (step_buffer_.size() < settings_.out_step) step_buffer_.resize(settings_.out_step);
     for (;;) {
       std::size_t used = 0;
-      const Stop stop = inflate_some(s, step_buffer_.data(),
-                                                     step_buffer_.size(), used, error);
+      const Stop stop = inflate_some(s, step_buffer_.data(), step_buffer_.size(), used, error);
       std::span<const std::uint8_t> piece(step_buffer_.data(), used);
       const std::size_t dropped = static_cast<std::size_t>(std::min<std::uint64_t>(skip, used));
       skip -= dropped;
@@ -322,13 +320,14 @@ class ParallelInflate {
     }
   }
 
-  /// Decode the rest of the stream in order from `from`, where a block starts and the history
-  /// is `history_at_begin_`, skipping the first `skip` bytes (already handed on).
-  ParallelInflateReport in_order(std::size_t from, std::uint64_t skip) {
+  /// Decode the rest of the stream in order from `from`, where a block starts and the last
+  /// 32 KiB decoded are `history`, skipping the first `skip` bytes (already handed on).
+  ParallelInflateReport in_order(std::size_t from, std::vector<std::uint8_t> history,
+                                 std::uint64_t skip) {
     State s = raw_decoder();
-    if (!history_at_begin_.empty() &&
-        isal_inflate_set_dict(s.get(), history_at_begin_.data(),
-                              static_cast<std::uint32_t>(history_at_begin_.size())) != COMP_OK) {
+    if (!history.empty() &&
+        isal_inflate_set_dict(s.get(), history.data(),
+                              static_cast<std::uint32_t>(history.size())) != COMP_OK) {
       fail("cannot give the decoder its history");
     }
     std::size_t fed = from;
