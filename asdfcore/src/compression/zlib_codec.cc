@@ -94,7 +94,7 @@ std::size_t deflate_isal(std::span<const std::uint8_t> in, int level, bool last,
   const std::size_t capacity = in.size() + in.size() / 8192 + 1024;
   if (out.size() < capacity) out.resize(capacity);
   for (;;) {
-    isal_zstream z;
+    isal_zstream z{};  // zeroed first: the stateless init leaves hist_bits (the window) unset
     isal_deflate_stateless_init(&z);
     z.next_in = const_cast<std::uint8_t*>(in.data());
     z.avail_in = static_cast<std::uint32_t>(in.size());
