@@ -57,13 +57,14 @@ class Job:
 
     def __init__(self, name, source, kind="to_asdf", compression=None, fsync=False,
                  no_checksum=False, no_verify=False, of_asdf=False, file_list=False,
-                 max_runs=None, skip=(), axis=None, items=0, groups=()):
+                 max_runs=None, skip=(), axis=None, items=0, groups=(), md5sum=False):
         self.name = name
         self.source = source          # an input name of make_inputs.py
         self.kind = kind
         self.compression = compression
         self.fsync = fsync            # also time fitsasdf with its default fsync
         self.no_checksum = no_checksum  # also time fitsasdf --no-checksum
+        self.md5sum = md5sum            # also time md5sum of the input (the checksums' floor)
         self.no_verify = no_verify      # to_fits: also time fitsasdf --no-verify-checksums
         self.of_asdf = of_asdf          # read: read fitsasdf's ASDF file of `source`
         self.file_list = file_list      # validate: the input lists the files, one a line
@@ -200,6 +201,75 @@ def verify_costs(results):
     return lines
 
 
+def issue28_targets(results, quick):
+    """One line per target of issue 28 that this run measured: the figure, the goal and whether
+    it is met. A target not met points at bench/README.md, where its floor and the profile
+    behind it are written up. Jobs left out of the run leave their targets out."""
+    big = "f32 128 MiB" if quick else "f32 1 GiB"
+    tiled_big = "tiled 128 MiB RICE_1" if quick else "tiled 1 GiB RICE_1"
+    mef = "4 x 32 MiB MEF" if quick else "4 x 256 MiB MEF"
+    row = {(r["job"], r["contestant"]): r for r in results if "error" not in r}
+
+    def wall(job, contestant):
+        r = row.get((job, contestant))
+        return r["wall"] if r else None
+
+    lines = []
+
+    def report(target, what, value, goal, met, unit="x", floor=None):
+        verdict = "met" if met else "NOT MET" + (f" (floor: bench/README.md, {floor})"
+                                                 if floor else "")
+        lines.append(f"- target {target}, {what}: {value:.2f}{unit} (goal {goal}): {verdict}")
+
+    def ratio(target, what, job, top, bottom, goal, at_most, floor=None):
+        a, b = wall(job, top), wall(job, bottom)
+        if a and b:
+            report(target, what, a / b, f"{'<=' if at_most else '>='} {goal}x",
+                   a / b <= goal if at_most else a / b >= goal, floor=floor)
+
+    tiles = "\"Tile-compressed images in bounded memory and on every core\""
+    for job, tool in [("tiled 64 MiB RICE_1", "funpack"), ("tiled 64 MiB GZIP_1", "funpack"),
+                      (tiled_big, "funpack"), ("tiled 64 MiB RICE_1 to FITS", "fpack"),
+                      (tiled_big + " to FITS", "fpack")]:
+        r = row.get((job, "fitsasdf"))
+        if r:
+            report(1, f"{job}, peak RSS", r["rss_mib"], "<= 64 MiB", r["rss_mib"] <= 64,
+                   unit=" MiB")
+        ratio(1, f"{job}, 1 thread / {tool}", job, "fitsasdf (1 thread)", tool, 1.1, True, tiles)
+        ratio(1, f"{job}, 1 thread / 2 threads", job, "fitsasdf (1 thread)", "fitsasdf", 1.7,
+              False, tiles)
+    ratio(2, f"{big}, fitsasdf / md5sum", big, "fitsasdf", "md5sum", 1.05, True,
+          "\"Checksums\"")
+    ratio(2, f"{mef}, md5sum / fitsasdf", mef, "md5sum", "fitsasdf", 1.7, False,
+          "\"Floors of issue 28's other targets\"")
+    ratio(3, "table 5M rows, no checksum / cp", "table 5M rows x 10 cols",
+          "fitsasdf (no checksum)", "cp", 1.5, True, "\"Floors of issue 28's other targets\"")
+    batch = row.get(("batch 1000 files", "fitsasdf"))
+    if batch and batch.get("items"):
+        per_second = batch["items"] / batch["wall"]
+        report(4, "batch 1000 files, files/s", per_second, ">= 2200", per_second >= 2200,
+               unit=" files/s", floor="\"Floors of issue 28's other targets\"")
+    ratio(4, "batch 1000 files, python / fitsasdf", "batch 1000 files", "python", "fitsasdf",
+          50, False, "\"Floors of issue 28's other targets\"")
+    for job in ("200 extensions", "5000-card header"):
+        ratio(4, f"{job}, fitsasdf / fitscopy", job, "fitsasdf", "fitscopy", 1.0, True,
+              "\"Floors of issue 28's other targets\"")
+    zlib = big + " zlib to FITS"
+    ratio(5, f"{zlib}, 1 thread / 2 threads (no verify)", zlib, NO_VERIFY_1_THREAD, NO_VERIFY,
+          1.8, False, "\"zlib decoded on every core\"")
+    ratio(6, "read 5000 arrays, python / fitsasdf", "read 5000 arrays", "python", "fitsasdf", 50,
+          False)
+    ratio(6, "read 5000 arrays, fitsasdf / cat", "read 5000 arrays", "fitsasdf", "cat", 2.0,
+          True, "\"Floors of issue 28's other targets\"")
+    curves = curve_rows(results)
+    if curves:
+        steep = [f"{c[0]} {c[1]}" for c in curves if c[-1] != "flat"]
+        lines.append(f"- target 7, cost curves flat within {CURVE_FLAT}x: "
+                     f"{len(curves) - len(steep)} of {len(curves)} flat"
+                     + (": met" if not steep else f"; NOT FLAT: {', '.join(steep)}"))
+    return lines
+
+
 def validation_costs(results):
     """One line per validate job: python's schema validation alone (`asdf.schema.validate`,
     timed inside the process by python_validate.py) beside fitsasdf validate --no-blocks as a
@@ -315,6 +385,9 @@ def contestants(args, job):
             table["fitsasdf (no checksum)"] = (
                 lambda i, o: [fitsasdf, "convert", i, "-o", o, "--no-fsync", "--no-checksum"]
                 + compress, ".asdf")
+        if job.md5sum:
+            # One MD5 pass over the input, as the checksums need at least (issue 28, target 2).
+            table["md5sum"] = (lambda i, o: ["md5sum", i], None)
         if job.fpack_option:
             # CFITSIO's own decompressor on the same file.
             table["funpack"] = (lambda i, o: ["funpack", "-O", o, i], ".fits")
@@ -460,10 +533,13 @@ def jobs(quick, selected=None):
     big_label = "f32 128 MiB" if quick else "f32 1 GiB"
     big_tiled = "tiled_rice_128mib" if quick else "tiled_rice_1gib"
     big_tiled_label = "tiled 128 MiB RICE_1" if quick else "tiled 1 GiB RICE_1"
+    mef, mef_label = (("mef4x32mib", "4 x 32 MiB MEF") if quick
+                      else ("mef4x256mib", "4 x 256 MiB MEF"))
     big_list, big_list_label = (("list100k", "batch --from 100,000 inputs") if quick
                                 else ("list1m", "batch --from 1,000,000 inputs"))
     every = [
-        Job(big_label, big, fsync=True, no_checksum=True),
+        Job(big_label, big, fsync=True, no_checksum=True, md5sum=True),
+        Job(mef_label, mef, md5sum=True),
         Job(big_label + " zlib", big, compression="zlib"),
         Job("u16 256 MiB BZERO", "u16_256mib", no_checksum=True),
         Job("tiled 64 MiB RICE_1", "tiled_rice"),
@@ -1103,6 +1179,9 @@ def write_results(args, info, inputs, results, rows, previous_meta, change_lines
     if verify_costs(results):
         lines += ["Checksum verification, ASDF -> FITS (verified / `--no-verify-checksums`):", ""]
         lines += verify_costs(results) + [""]
+    if issue28_targets(results, args.quick):
+        lines += ["The targets of issue 28 measured by this run:", ""]
+        lines += issue28_targets(results, args.quick) + [""]
     if validation_costs(results):
         lines += ["Schema validation alone, python in-process against fitsasdf's whole process "
                   "(medians):", ""]
@@ -1211,6 +1290,9 @@ def main():
     if verify_costs(results):
         print("\nchecksum verification, ASDF -> FITS (verified / --no-verify-checksums):")
         print("\n".join(verify_costs(results)))
+    if issue28_targets(results, args.quick):
+        print("\nthe targets of issue 28 measured by this run:")
+        print("\n".join(issue28_targets(results, args.quick)))
     if validation_costs(results):
         print("\nschema validation alone, python in-process / fitsasdf's whole process (medians):")
         print("\n".join(line.replace("`", "") for line in validation_costs(results)))

@@ -147,6 +147,35 @@ def write_many_extensions(path, count, side, seed):
     fits.HDUList(hdus).writeto(path)
 
 
+def write_large_extensions(path, count, naxis1, naxis2, seed):
+    """A primary HDU without data and `count` large float32 SCI extensions (the float sky of
+    write_float_image each), streamed a slab at a time: a file of many large blocks, each
+    hashed on its own."""
+    rng = np.random.default_rng(seed)
+    primary = fits.PrimaryHDU()
+    for key, value in _common_cards():
+        primary.header[key] = value
+    primary.header["NEXTEND"] = (count, "number of extensions")
+    columns = 0.01 * np.arange(naxis1, dtype=np.float32)
+    with open(path, "wb") as out:
+        out.write(primary.header.tostring().encode("ascii"))
+        for index in range(count):
+            # A 1 x 1 image gives the mandatory cards in their order; then its real size.
+            header = fits.ImageHDU(np.zeros((1, 1), dtype=np.float32), name="SCI",
+                                   ver=index + 1).header
+            header["NAXIS1"] = naxis1
+            header["NAXIS2"] = naxis2
+            out.write(header.tostring().encode("ascii"))
+            for row in range(0, naxis2, ROWS_PER_CHUNK):
+                rows = min(ROWS_PER_CHUNK, naxis2 - row)
+                block = rng.standard_normal((rows, naxis1), dtype=np.float32)
+                block *= np.float32(5.0)
+                block += np.float32(1000.0 + index)
+                block += columns
+                out.write(block.astype(">f4").tobytes())
+            out.write(b"\0" * (-(naxis1 * naxis2 * 4) % 2880))
+
+
 def write_long_header(path, cards, seed):
     """A 64 x 64 float32 primary image whose header holds exactly `cards` cards in all."""
     rng = np.random.default_rng(seed)
@@ -481,6 +510,7 @@ def inputs(quick):
     f32_name = "f32_128mib" if quick else "f32_1gib"
     big_list, big_list_count = ("list100k", 100_000) if quick else ("list1m", 1_000_000)
     big_tiled, tiled_rows = ("tiled_rice_128mib", 4096) if quick else ("tiled_rice_1gib", 32768)
+    mef_name, mef_rows = ("mef4x32mib", 512) if quick else ("mef4x256mib", 4096)
     return {
         f32_name: ("float32 image 16384 x %d" % f32_rows, write_float_image, (16384, f32_rows, 1)),
         "u16_256mib": (
@@ -503,6 +533,11 @@ def inputs(quick):
             "primary + 200 float32 128 x 128 extensions", write_many_extensions, (200, 128, 3)
         ),
         "hdr5000": ("64 x 64 float32 image, 5000-card header", write_long_header, (5000, 4)),
+        mef_name: (
+            "primary + 4 float32 16384 x %d extensions (%s each)"
+            % (mef_rows, "32 MiB" if quick else "256 MiB"),
+            write_large_extensions, (4, 16384, mef_rows, 12)
+        ),
         "table5m": (
             "binary table 5,000,000 rows x 10 columns (51-byte rows)", write_table, (5_000_000, 5)
         ),
