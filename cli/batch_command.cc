@@ -262,6 +262,7 @@ int run_batch(const std::vector<std::string>& args) {
     worker();
   }  // joins the workers
   finished = true;
+  signals.wake(monitor.native_handle());  // not another 100 ms of waiting at the end
   monitor.join();
   progress.finish();
 

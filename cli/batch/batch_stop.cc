@@ -31,6 +31,7 @@ BlockedSignals::BlockedSignals() {
   sigemptyset(&set_);
   sigaddset(&set_, SIGINT);
   sigaddset(&set_, SIGTERM);
+  sigaddset(&set_, SIGRTMAX);
   pthread_sigmask(SIG_BLOCK, &set_, &old_);
 }
 
@@ -45,8 +46,10 @@ int BlockedSignals::wait(int milliseconds) const {
   timeout.tv_sec = milliseconds / 1000;
   timeout.tv_nsec = static_cast<long>(milliseconds % 1000) * 1000000L;
   const int signal = sigtimedwait(&set_, nullptr, &timeout);
-  return signal > 0 ? signal : 0;
+  return signal > 0 && signal != SIGRTMAX ? signal : 0;
 }
+
+void BlockedSignals::wake(pthread_t thread) const { pthread_kill(thread, SIGRTMAX); }
 
 bool fatal_errno(int code) noexcept {
   for (int fatal : kFatalCodes) {

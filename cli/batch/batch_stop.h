@@ -3,6 +3,7 @@
 // handled in a signal handler) and fatal conditions (the output folder not writable, the disk
 // full) ask the workers to take no new file; the files in progress finish (or fail and remove
 // their temporaries), the report is written, and one line says how to resume.
+#include <pthread.h>
 #include <signal.h>
 
 #include <atomic>
@@ -36,7 +37,8 @@ class StopFlag {
 };
 
 /// Blocks SIGINT and SIGTERM in this thread and every thread started after it (restoring the
-/// mask on destruction), so that `wait` can receive them synchronously.
+/// mask on destruction), so that `wait` can receive them synchronously; and SIGRTMAX, which
+/// `wake` sends to end a thread's `wait` at once.
 class BlockedSignals {
  public:
   BlockedSignals();
@@ -45,8 +47,11 @@ class BlockedSignals {
   BlockedSignals& operator=(const BlockedSignals&) = delete;
 
   /// Wait up to `milliseconds` for SIGINT or SIGTERM; return the signal number, or 0 when none
-  /// came in time.
+  /// came in time or `wake` ended the wait.
   int wait(int milliseconds) const;
+
+  /// End the current or next `wait` of `thread` (started after this object), which returns 0.
+  void wake(pthread_t thread) const;
 
  private:
   sigset_t set_{};
