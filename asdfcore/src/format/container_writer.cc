@@ -16,6 +16,7 @@
 #include "asdfcore/format/block_header.h"
 #include "asdfcore/format/block_index.h"
 #include "asdfcore/io/atomic_file.h"
+#include "format/hash_pool.h"
 
 namespace asdfcore::format {
 namespace {
@@ -215,6 +216,28 @@ void hash_range(const FileRange& range, compression::Md5& h, std::vector<std::ui
   }
 }
 
+/// Blocks copied from files from this size up are hashed by the HashPool while the next blocks
+/// are copied; a smaller one costs less to hash than to hand over.
+constexpr std::uint64_t kAsideAtLeast = std::uint64_t{64} << 10;
+
+/// From this size up a block hashed aside is large: at most one a hashing thread is waiting
+/// to be hashed (its pages stay close in the page cache to its copy's).
+constexpr std::uint64_t kLargeAside = 4 * kStreamChunk;
+
+/// The most blocks hashed aside waiting for their digest at a time.
+constexpr std::size_t kMaxAside = 64;
+
+/// True when `block` is hashed aside (by the HashPool): an uncompressed block of at least
+/// kAsideAtLeast bytes copied unchanged from files, when checksums are written (`sum`).
+bool hashed_aside(const BlockToWrite& block, bool sum, std::uint64_t data_size) {
+  if (!sum || !block.compression.empty() || block.source || block.file_ranges.empty() ||
+      data_size < kAsideAtLeast) {
+    return false;
+  }
+  return std::none_of(block.file_ranges.begin(), block.file_ranges.end(),
+                      [](const FileRange& r) { return bool(r.transform); });
+}
+
 void check_tree(std::string_view tree, const std::string& path) {
   if (tree.empty()) return;
   const bool starts = tree.starts_with("%YAML");
@@ -275,20 +298,25 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
     out.write(as_bytes(pad));
   }
 
-  // Hashes of large file-range blocks still running, oldest first: each completes its block's
-  // header. Their futures wait for their threads whatever ends this function.
+  // Blocks hashed aside (hashed_aside) whose digest is still to come, oldest first: each
+  // completes its block's header. The pool's threads stop whatever ends this function.
   struct PendingHash {
     std::future<compression::Md5Digest> digest;
     BlockHeader header;
     std::uint64_t header_at = 0;
+    bool large = false;
   };
-  std::deque<PendingHash> pending;
+  const bool sum = options.checksum != ChecksumConvention::kNone;
   const std::size_t hash_threads =
       options.threads != 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-  const auto finish_oldest = [&pending, &out] {
+  HashPool hashers(static_cast<unsigned>(hash_threads));
+  std::deque<PendingHash> pending;
+  std::size_t large_pending = 0;
+  const auto finish_oldest = [&] {
     PendingHash& oldest = pending.front();
     oldest.header.checksum = oldest.digest.get();  // rethrows a read error of its thread
     out.write_at(oldest.header_at, encode_block_header(oldest.header));
+    if (oldest.large) --large_pending;
     pending.pop_front();
   };
 
@@ -311,7 +339,6 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
       // the sizes (unknown beforehand for a streamed block) and the checksum are filled in after.
       const std::uint64_t header_at = out.position();
       out.write(encode_block_header(header));
-      const bool sum = options.checksum != ChecksumConvention::kNone;
       compression::Md5 h;
       std::uint64_t written = 0;
       for (const auto& p : block.pieces) {
@@ -370,10 +397,28 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
       header.allocated_size = data_size + block.padding;
       const std::uint64_t header_at = out.position();
       out.write(encode_block_header(header));
-      const bool sum = options.checksum != ChecksumConvention::kNone;
+      // A block hashed aside: its memory pieces, then its file ranges, on a pool thread while
+      // this one copies it and the next blocks; its header is completed when the digest comes.
+      const bool deferred = hashed_aside(block, sum, data_size);
+      if (deferred) {
+        const bool large = data_size >= kLargeAside;
+        while (!pending.empty() && ((large && large_pending >= hash_threads) ||
+                                    pending.size() >= kMaxAside)) {
+          finish_oldest();
+        }
+        auto digest = hashers.submit([&block] {
+          compression::Md5 aside;
+          for (const auto& p : block.pieces) aside.update(p);
+          std::vector<std::uint8_t> buffer;
+          for (const auto& r : block.file_ranges) hash_range(r, aside, buffer);
+          return aside.finish();
+        });
+        pending.push_back(PendingHash{std::move(digest), header, header_at, large});
+        if (large) ++large_pending;
+      }
       compression::Md5 h;
       for (const auto& p : block.pieces) {
-        if (sum) h.update(p);
+        if (sum && !deferred) h.update(p);
         out.write(p);
         if (options.on_data) options.on_data(p.size());
       }
@@ -421,21 +466,8 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
         out.write_zeros(block.padding);
         continue;
       }
-      // A thread pays off only for large ranges; small ones are hashed before the copy. A
-      // large block's hash is not waited for: its header is completed once it is done, so the
-      // next blocks are copied and hashed meanwhile, one hashing thread a core.
-      const bool deferred = sum && data_size >= 4 * kStreamChunk;
-      if (deferred) {
-        while (pending.size() >= hash_threads) finish_oldest();
-        pending.push_back(PendingHash{
-            std::async(std::launch::async,
-                       [h = std::move(h), ranges = block.file_ranges]() mutable {
-                         std::vector<std::uint8_t> buffer;
-                         for (const auto& r : ranges) hash_range(r, h, buffer);
-                         return h.finish();
-                       }),
-            header, header_at});
-      } else if (sum) {
+      // A small block (not hashed aside) is hashed before the copy.
+      if (sum && !deferred) {
         std::vector<std::uint8_t> buffer;
         for (const auto& r : block.file_ranges) hash_range(r, h, buffer);
       }
@@ -468,7 +500,6 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
       const compression::Codec* codec = codecs.find(block.compression);
       const std::uint64_t header_at = out.position();
       out.write(encode_block_header(header));
-      const bool sum = options.checksum != ChecksumConvention::kNone;
       const bool over_decoded = options.checksum == ChecksumConvention::kDecodedData;
       compression::Md5 h;
       std::uint64_t used = 0;

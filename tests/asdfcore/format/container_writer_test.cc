@@ -825,6 +825,92 @@ TEST_CASE("large file-range blocks are hashed side by side, each header complete
   ::close(fd);
 }
 
+TEST_CASE("many medium file-range blocks are hashed aside, the same bytes on any thread count",
+          "[writer][file_range]") {
+  // 150 blocks from 64 KiB up (hashed by the pool while the next are copied; more than the 64
+  // that may wait for their digest at a time), small ones (hashed before their copy) and a
+  // 17 MiB one among them, a piece before one of them.
+  fitsasdf::test::TempDir dir;
+  std::vector<std::uint8_t> input(64u << 20);
+  for (std::size_t i = 0; i < input.size(); ++i) {
+    input[i] = static_cast<std::uint8_t>((i * 2246822519u) >> 11);
+  }
+  const auto in_path = (dir / "input.bin").string();
+  {
+    std::ofstream f(in_path, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(input.data()), static_cast<std::streamsize>(input.size()));
+  }
+  const int fd = ::open(in_path.c_str(), O_RDONLY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  const std::string head = "prefix";
+  std::vector<std::string> outputs;
+  for (const unsigned threads : {1u, 2u, 0u}) {
+    std::vector<BlockToWrite> blocks;
+    std::vector<std::vector<std::uint8_t>> expected;
+    std::uint64_t at = 0;
+    for (std::size_t b = 0; b < 180; ++b) {
+      const std::uint64_t length = b == 90 ? (17u << 20)
+                                   : b % 6 == 5 ? 100 + b  // small: hashed before the copy
+                                                : (64u << 10) + b * 1531;
+      REQUIRE(at + length <= input.size());
+      BlockToWrite block;
+      std::vector<std::uint8_t> bytes;
+      if (b == 7) {
+        block.pieces.push_back({reinterpret_cast<const std::uint8_t*>(head.data()), head.size()});
+        bytes.assign(head.begin(), head.end());
+      }
+      block.file_ranges.push_back(FileRange{fd, at, length});
+      bytes.insert(bytes.end(), input.begin() + static_cast<std::ptrdiff_t>(at),
+                   input.begin() + static_cast<std::ptrdiff_t>(at + length));
+      expected.push_back(std::move(bytes));
+      blocks.push_back(std::move(block));
+      at += length + 13;
+    }
+    WriteOptions options;
+    options.threads = threads;
+    const auto out = (dir / ("out" + std::to_string(threads) + ".asdf")).string();
+    write_container(out, "", blocks, options);
+    const Container c = Container::open(out);
+    REQUIRE(c.blocks().size() == blocks.size());
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+      INFO("threads " << threads << ", block " << b);
+      CHECK(c.blocks()[b].header.checksum == md5(expected[b]));
+      CHECK(c.check(b) == ChecksumStatus::kMatchesStored);
+    }
+    outputs.push_back(read_all(out));
+  }
+  CHECK(outputs[0] == outputs[1]);
+  CHECK(outputs[0] == outputs[2]);
+  ::close(fd);
+}
+
+TEST_CASE("a block hashed aside whose file range the input does not hold is refused, no file left",
+          "[writer][file_range][error]") {
+  fitsasdf::test::TempDir dir;
+  std::vector<std::uint8_t> input(1u << 20);
+  const auto in_path = (dir / "input.bin").string();
+  {
+    std::ofstream f(in_path, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(input.data()), static_cast<std::streamsize>(input.size()));
+  }
+  const int fd = ::open(in_path.c_str(), O_RDONLY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  // A medium block and a large one, each running past the end of the input, after good ones.
+  for (const std::uint64_t length : {std::uint64_t{200} << 10, std::uint64_t{20} << 20}) {
+    INFO("length " << length);
+    std::vector<BlockToWrite> blocks(3);
+    blocks[0].file_ranges.push_back(FileRange{fd, 0, 100u << 10});
+    blocks[1].file_ranges.push_back(FileRange{fd, 100u << 10, 100u << 10});
+    blocks[2].file_ranges.push_back(FileRange{fd, input.size() - (50u << 10), length});
+    const auto out = (dir / "out.asdf").string();
+    CHECK_THROWS_AS(write_container(out, "", blocks, WriteOptions{}), asdfcore::Error);
+    CHECK_FALSE(std::filesystem::exists(out));
+    CHECK(std::distance(std::filesystem::directory_iterator(dir.path()),
+                        std::filesystem::directory_iterator{}) == 1);  // the input alone
+  }
+  ::close(fd);
+}
+
 TEST_CASE("a file range's transform is applied to every chunk, element aligned",
           "[writer][file_range]") {
   fitsasdf::test::TempDir dir;
