@@ -44,7 +44,7 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
 elif ! grep -q '^FITSASDF_BUILD_BENCH:BOOL=ON' "$build/CMakeCache.txt"; then
   cmake -S "$root" -B "$build" -DFITSASDF_BUILD_BENCH=ON >/dev/null
 fi
-targets=(fitsasdf_bench_read fitsasdf_python)
+targets=(fitsasdf_bench_read fitsasdf_bench_yaml_floor fitsasdf_python)
 [ -z "${FITSASDF_BIN:-}" ] && targets+=(fitsasdf)
 echo "bench/run.sh: building ${targets[*]} in $build"
 cmake --build "$build" --target "${targets[@]}" -j "$(nproc)" >/dev/null
