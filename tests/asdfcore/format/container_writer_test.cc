@@ -78,6 +78,18 @@ BlockToWrite block_of(const Bytes& data, std::string compression = "") {
 
 Bytes to_bytes(std::span<const std::uint8_t> s) { return Bytes(s.begin(), s.end()); }
 
+/// Write `bytes` into `dir`/input.bin and open it for reading (the caller closes it).
+int open_input(const fitsasdf::test::TempDir& dir, const std::vector<std::uint8_t>& bytes) {
+  const auto in_path = (dir / "input.bin").string();
+  {
+    std::ofstream f(in_path, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  }
+  const int fd = ::open(in_path.c_str(), O_RDONLY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  return fd;
+}
+
 std::string read_all(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
@@ -730,13 +742,7 @@ TEST_CASE("blocks streamed from file ranges: copied by the kernel, hashed beside
   // An input file whose middle holds the data (as a FITS image lies after its header).
   std::vector<std::uint8_t> input(3 * 1024 * 1024 + 77);
   for (std::size_t i = 0; i < input.size(); ++i) input[i] = static_cast<std::uint8_t>(i * 131 + 7);
-  const auto in_path = (dir / "input.bin").string();
-  {
-    std::ofstream f(in_path, std::ios::binary);
-    f.write(reinterpret_cast<const char*>(input.data()), static_cast<std::streamsize>(input.size()));
-  }
-  const int fd = ::open(in_path.c_str(), O_RDONLY | O_CLOEXEC);
-  REQUIRE(fd >= 0);
+  const int fd = open_input(dir, input);
   const std::uint64_t offset = 2880;
   const std::uint64_t length = input.size() - offset - 5;
   const std::span<const std::uint8_t> expected(input.data() + offset, length);
@@ -778,13 +784,7 @@ TEST_CASE("large file-range blocks are hashed side by side, each header complete
   for (std::size_t i = 0; i < input.size(); ++i) {
     input[i] = static_cast<std::uint8_t>((i * 2654435761u) >> 13);
   }
-  const auto in_path = (dir / "input.bin").string();
-  {
-    std::ofstream f(in_path, std::ios::binary);
-    f.write(reinterpret_cast<const char*>(input.data()), static_cast<std::streamsize>(input.size()));
-  }
-  const int fd = ::open(in_path.c_str(), O_RDONLY | O_CLOEXEC);
-  REQUIRE(fd >= 0);
+  const int fd = open_input(dir, input);
   const std::string head = "prefix";
   for (const unsigned threads : {1u, 2u, 0u}) {
     std::vector<BlockToWrite> blocks;
@@ -835,13 +835,7 @@ TEST_CASE("many medium file-range blocks are hashed aside, the same bytes on any
   for (std::size_t i = 0; i < input.size(); ++i) {
     input[i] = static_cast<std::uint8_t>((i * 2246822519u) >> 11);
   }
-  const auto in_path = (dir / "input.bin").string();
-  {
-    std::ofstream f(in_path, std::ios::binary);
-    f.write(reinterpret_cast<const char*>(input.data()), static_cast<std::streamsize>(input.size()));
-  }
-  const int fd = ::open(in_path.c_str(), O_RDONLY | O_CLOEXEC);
-  REQUIRE(fd >= 0);
+  const int fd = open_input(dir, input);
   const std::string head = "prefix";
   std::vector<std::string> outputs;
   for (const unsigned threads : {1u, 2u, 0u}) {
@@ -888,13 +882,7 @@ TEST_CASE("a block hashed aside whose file range the input does not hold is refu
           "[writer][file_range][error]") {
   fitsasdf::test::TempDir dir;
   std::vector<std::uint8_t> input(1u << 20);
-  const auto in_path = (dir / "input.bin").string();
-  {
-    std::ofstream f(in_path, std::ios::binary);
-    f.write(reinterpret_cast<const char*>(input.data()), static_cast<std::streamsize>(input.size()));
-  }
-  const int fd = ::open(in_path.c_str(), O_RDONLY | O_CLOEXEC);
-  REQUIRE(fd >= 0);
+  const int fd = open_input(dir, input);
   // A medium block and a large one, each running past the end of the input, after good ones.
   for (const std::uint64_t length : {std::uint64_t{200} << 10, std::uint64_t{20} << 20}) {
     INFO("length " << length);
@@ -917,13 +905,7 @@ TEST_CASE("a file range's transform is applied to every chunk, element aligned",
   // 9 MiB + 6 bytes: three chunks of the 4 MiB stream buffer, the last one short.
   std::vector<std::uint8_t> input((9u << 20) + 6);
   for (std::size_t i = 0; i < input.size(); ++i) input[i] = static_cast<std::uint8_t>(i * 7 + 3);
-  const auto in_path = (dir / "input.bin").string();
-  {
-    std::ofstream f(in_path, std::ios::binary);
-    f.write(reinterpret_cast<const char*>(input.data()), static_cast<std::streamsize>(input.size()));
-  }
-  const int fd = ::open(in_path.c_str(), O_RDONLY | O_CLOEXEC);
-  REQUIRE(fd >= 0);
+  const int fd = open_input(dir, input);
   // Flip the top bit of the first byte of every 2-byte element, as for BZERO = 32768.
   // The chunks come in order, each with its offset in the range.
   // Failures are noted, not asserted, in the transform: a codec calls it from a worker thread.
@@ -964,14 +946,7 @@ TEST_CASE("a file range's transform is applied to every chunk, element aligned",
 TEST_CASE("a compressed block whose file range the input does not hold is refused, no file left",
           "[writer][file_range][error]") {
   fitsasdf::test::TempDir dir;
-  const auto in_path = (dir / "input.bin").string();
-  {
-    std::ofstream f(in_path, std::ios::binary);
-    const Bytes data = pattern(3u << 20);
-    f.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
-  }
-  const int fd = ::open(in_path.c_str(), O_RDONLY | O_CLOEXEC);
-  REQUIRE(fd >= 0);
+  const int fd = open_input(dir, pattern(3u << 20));
   fitsasdf::test::TempDir out_dir;
   for (const std::string codec : {"zlib", "lz4", "bzp2"}) {
     INFO(codec);
@@ -992,13 +967,7 @@ TEST_CASE("on_data hears every data byte in steps of at most 4 MiB, then 0 befor
           "[writer][on_data]") {
   fitsasdf::test::TempDir dir;
   const Bytes data = pattern(10u << 20);
-  const auto in_path = (dir / "input.bin").string();
-  {
-    std::ofstream f(in_path, std::ios::binary);
-    f.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
-  }
-  const int fd = ::open(in_path.c_str(), O_RDONLY | O_CLOEXEC);
-  REQUIRE(fd >= 0);
+  const int fd = open_input(dir, data);
   const auto flip = [](std::span<std::uint8_t> chunk, std::uint64_t) {
     for (auto& b : chunk) b ^= 0x80;
   };
