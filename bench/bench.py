@@ -241,7 +241,7 @@ def issue28_targets(results, quick):
     ratio(2, f"{big}, fitsasdf / md5sum", big, "fitsasdf", "md5sum", 1.05, True,
           "\"Checksums\"")
     ratio(2, f"{mef}, md5sum / fitsasdf", mef, "md5sum", "fitsasdf", 1.7, False,
-          "\"Floors of issue 28's other targets\"")
+          "\"Many blocks, small files and short jobs\"")
     ratio(3, "table 5M rows, no checksum / cp", "table 5M rows x 10 cols",
           "fitsasdf (no checksum)", "cp", 1.5, True, "\"Floors of issue 28's other targets\"")
     batch = row.get(("batch 1000 files", "fitsasdf"))
@@ -253,7 +253,7 @@ def issue28_targets(results, quick):
           50, False, "\"Floors of issue 28's other targets\"")
     for job in ("200 extensions", "5000-card header"):
         ratio(4, f"{job}, fitsasdf / fitscopy", job, "fitsasdf", "fitscopy", 1.0, True,
-              "\"Floors of issue 28's other targets\"")
+              "\"Many blocks, small files and short jobs\"")
     zlib = big + " zlib to FITS"
     ratio(5, f"{zlib}, 1 thread / 2 threads (no verify)", zlib, NO_VERIFY_1_THREAD, NO_VERIFY,
           1.8, False, "\"zlib decoded on every core\"")
