@@ -175,11 +175,10 @@ constexpr std::uint64_t kMapAtLeast = std::uint64_t{1} << 20;
 /// read() into a buffer costs (on a busy 2-core machine that copy is a fifth of the hashing
 /// time). A small one, or one whose file cannot be mapped, is read through `buffer`.
 void hash_range(const FileRange& range, compression::Md5& h, std::vector<std::uint8_t>& buffer) {
+  const auto hash = [&h](std::span<const std::uint8_t> chunk) { h.update(chunk); };
   if (range.length < kMapAtLeast) {
     if (buffer.size() < range.length) buffer.resize(static_cast<std::size_t>(range.length));
-    const std::span<std::uint8_t> chunk(buffer.data(), static_cast<std::size_t>(range.length));
-    pread_full(range.fd, chunk, range.offset);
-    h.update(std::span<const std::uint8_t>(chunk));
+    read_range(range, std::span(&buffer, 1), hash);
     return;
   }
   static const auto page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
@@ -200,12 +199,11 @@ void hash_range(const FileRange& range, compression::Md5& h, std::vector<std::ui
                                 static_cast<off_t>(start))
                          : MAP_FAILED;
     if (map == MAP_FAILED) {
-      if (buffer.empty()) buffer.resize(kStreamChunk);
+      if (buffer.size() < kStreamChunk) buffer.resize(kStreamChunk);
       FileRange rest = range;
       rest.offset = at;
       rest.length = range.length - done;
-      read_range(rest, std::span(&buffer, 1),
-                 [&h](std::span<const std::uint8_t> chunk) { h.update(chunk); });
+      read_range(rest, std::span(&buffer, 1), hash);
       return;
     }
     madvise(map, span, MADV_SEQUENTIAL);
@@ -226,17 +224,6 @@ constexpr std::uint64_t kLargeAside = 4 * kStreamChunk;
 
 /// The most blocks hashed aside waiting for their digest at a time.
 constexpr std::size_t kMaxAside = 64;
-
-/// True when `block` is hashed aside (by the HashPool): an uncompressed block of at least
-/// kAsideAtLeast bytes copied unchanged from files, when checksums are written (`sum`).
-bool hashed_aside(const BlockToWrite& block, bool sum, std::uint64_t data_size) {
-  if (!sum || !block.compression.empty() || block.source || block.file_ranges.empty() ||
-      data_size < kAsideAtLeast) {
-    return false;
-  }
-  return std::none_of(block.file_ranges.begin(), block.file_ranges.end(),
-                      [](const FileRange& r) { return bool(r.transform); });
-}
 
 void check_tree(std::string_view tree, const std::string& path) {
   if (tree.empty()) return;
@@ -298,8 +285,9 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
     out.write(as_bytes(pad));
   }
 
-  // Blocks hashed aside (hashed_aside) whose digest is still to come, oldest first: each
-  // completes its block's header. The pool's threads stop whatever ends this function.
+  // Blocks hashed aside (uncompressed, copied unchanged from files, kAsideAtLeast bytes or
+  // more) whose digest is still to come, oldest first: each completes its block's header. The
+  // pool's threads stop whatever ends this function.
   struct PendingHash {
     std::future<compression::Md5Digest> digest;
     BlockHeader header;
@@ -311,13 +299,15 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
       options.threads != 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
   HashPool hashers(static_cast<unsigned>(hash_threads));
   std::deque<PendingHash> pending;
-  std::size_t large_pending = 0;
-  const auto finish_oldest = [&] {
+  const auto finish_oldest = [&pending, &out] {
     PendingHash& oldest = pending.front();
     oldest.header.checksum = oldest.digest.get();  // rethrows a read error of its thread
     out.write_at(oldest.header_at, encode_block_header(oldest.header));
-    if (oldest.large) --large_pending;
     pending.pop_front();
+  };
+  const auto large_pending = [&pending] {
+    return static_cast<std::size_t>(std::count_if(pending.begin(), pending.end(),
+                                                  [](const PendingHash& p) { return p.large; }));
   };
 
   std::vector<std::uint64_t> offsets;
@@ -399,10 +389,12 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
       out.write(encode_block_header(header));
       // A block hashed aside: its memory pieces, then its file ranges, on a pool thread while
       // this one copies it and the next blocks; its header is completed when the digest comes.
-      const bool deferred = hashed_aside(block, sum, data_size);
+      const bool transformed = std::any_of(block.file_ranges.begin(), block.file_ranges.end(),
+                                           [](const FileRange& r) { return bool(r.transform); });
+      const bool deferred = sum && !transformed && data_size >= kAsideAtLeast;
       if (deferred) {
         const bool large = data_size >= kLargeAside;
-        while (!pending.empty() && ((large && large_pending >= hash_threads) ||
+        while (!pending.empty() && ((large && large_pending() >= hash_threads) ||
                                     pending.size() >= kMaxAside)) {
           finish_oldest();
         }
@@ -414,7 +406,6 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
           return aside.finish();
         });
         pending.push_back(PendingHash{std::move(digest), header, header_at, large});
-        if (large) ++large_pending;
       }
       compression::Md5 h;
       for (const auto& p : block.pieces) {
@@ -422,8 +413,6 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
         out.write(p);
         if (options.on_data) options.on_data(p.size());
       }
-      const bool transformed = std::any_of(block.file_ranges.begin(), block.file_ranges.end(),
-                                           [](const FileRange& r) { return bool(r.transform); });
       if (transformed) {
         // Bytes that change on the way go through a buffer: read, transform, hash, write. For
         // a large block the hash of each chunk runs in a second thread while this one writes
