@@ -51,7 +51,7 @@ marked_processes() {
     pid=${environ#/proc/}
     pid=${pid%/environ}
     [ "$pid" = $$ ] && continue
-    { tr '\0' '\n' <"$environ"; } 2>/dev/null | grep -qxF "$marker" && echo "$pid"
+    { tr '\0' '\n' <"$environ"; } 2>/dev/null | grep -xF "$marker" >/dev/null && echo "$pid"
   done
   return 0
 }

@@ -10,7 +10,7 @@ export PATH
 fail() { echo "cli:bash-completion: FAILED: $*" >&2; exit 1; }
 # shellcheck source=/dev/null
 source "$script"
-complete -p fitsasdf | grep -q -- '-F _fitsasdf' || fail "no completion registered for fitsasdf"
+complete -p fitsasdf | grep -- '-F _fitsasdf' >/dev/null || fail "no completion registered for fitsasdf"
 
 # complete WORD...: complete the last word of the command line WORD... and print the choices.
 complete_line() {

@@ -18,7 +18,7 @@ while IFS=$'\t' read -r name summary; do
   page=$(render "$file")
   grep -qF "fitsasdf-$name - $summary" <<<"$page" || fail "fitsasdf-$name.1: NAME is not '$summary'"
   # (in the page's source: a rendered line may break at the name's hyphen)
-  zcat "$dir/fitsasdf.1.gz" | grep -qF "fitsasdf\-$name(1)" || fail "fitsasdf.1 does not point at fitsasdf-$name(1)"
+  zcat "$dir/fitsasdf.1.gz" | grep -F "fitsasdf\-$name(1)" >/dev/null || fail "fitsasdf.1 does not point at fitsasdf-$name(1)"
   for o in $("$fitsasdf" "$name" --help | grep -oE -- '--[A-Za-z0-9][A-Za-z0-9-]*' | sort -u); do
     grep -qF -- "$o" <<<"$page" || fail "fitsasdf-$name.1 does not mention $o"
   done

@@ -223,7 +223,7 @@ while read -r task state code signal; do
     fail "run 1: task $task exited $code:$signal ($state), want $want"
   fi
   [ "$want" = 0 ] && [ "$state" != COMPLETED ] && fail "run 1: task $task is $state, not COMPLETED"
-  tail -n 1 "$out/reports/shard-$task.jsonl" | grep -q '"summary":true.*"not_done":0' ||
+  tail -n 1 "$out/reports/shard-$task.jsonl" | grep '"summary":true.*"not_done":0' >/dev/null ||
     fail "run 1: shard $task's report does not end with a finished run's summary"
 done <<<"$states"
 status=$(merge "$out")
@@ -270,7 +270,7 @@ grep -E 'interrupted|srun|slurmstepd' "$work/logs/run2-0.out" | sed 's/^/    /'
 job=$(submit run2-resumed "$archive2" "$out2")
 wait_job "$job"
 states=$(task_states "$job")
-awk '$2 != "COMPLETED" || $3 != 0' <<<"$states" | grep -q . &&
+awk '$2 != "COMPLETED" || $3 != 0' <<<"$states" | grep . >/dev/null &&
   { cat "$work"/logs/run2-resumed-*.out >&2; fail "run 2 resumed: not every task completed with 0: $states"; }
 status=$(merge "$out2")
 [ "$status" = 0 ] || { cat "$out2/merge.log" >&2; fail "run 2 resumed: the merge exited $status, not 0"; }

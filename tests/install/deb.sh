@@ -67,8 +67,8 @@ check_installed='set -e
 fitsasdf --version
 fitsasdf convert "$1/test0.fits" -o "$1/test0.asdf"
 fitsasdf info "$1/test0.asdf" >/dev/null
-LC_ALL=C MANPAGER=cat man fitsasdf-convert 2>/dev/null | col -b | grep -q -- "--overwrite"
-LC_ALL=C MANPAGER=cat man fitsasdf 2>/dev/null | col -b | grep -q "fitsasdf-edit(1)"
+LC_ALL=C MANPAGER=cat man fitsasdf-convert 2>/dev/null | col -b | grep -- "--overwrite" >/dev/null
+LC_ALL=C MANPAGER=cat man fitsasdf 2>/dev/null | col -b | grep "fitsasdf-edit(1)" >/dev/null
 [ -f /usr/share/bash-completion/completions/fitsasdf ]
 echo installed-package-ok'
 if [ -z "$how" ]; then
@@ -88,7 +88,7 @@ if [ -z "$how" ]; then
   packages=$(chroot "$target" dpkg-query -W -f='${db:Status-Abbrev}\n' | grep -c '^ii')
   echo "install:deb: installed in a fresh root ($packages packages there in all)"
 else
-  if dpkg-query -W -f='${Status}' fitsasdf 2>/dev/null | grep -q 'install ok installed'; then
+  if dpkg-query -W -f='${Status}' fitsasdf 2>/dev/null | grep 'install ok installed' >/dev/null; then
     fail "a fitsasdf package is already installed on this machine; remove it first"
   fi
   sudo_cmd=()

@@ -9,8 +9,12 @@ src=$1
 mapfile -t build < <(bash "$src/scripts/install-deps.sh" --list build)
 mapfile -t test < <(bash "$src/scripts/install-deps.sh" --list test)
 [ ${#build[@]} -gt 5 ] || { echo "lean_deps: the build list is empty or short: ${build[*]}" >&2; exit 1; }
+# A set, not `printf | grep -q`: under pipefail grep's early exit can kill printf with SIGPIPE
+# and fail the check on a package that is there.
+declare -A in_test=()
+for p in "${test[@]}"; do in_test[$p]=1; done
 for p in "${build[@]}"; do
-  printf '%s\n' "${test[@]}" | grep -qxF "$p" || { echo "lean_deps: $p is in build but not in test" >&2; exit 1; }
+  [ -n "${in_test[$p]:-}" ] || { echo "lean_deps: $p is in build but not in test" >&2; exit 1; }
 done
 closure=$(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks \
   --no-replaces --no-enhances "${build[@]}" | grep -v '^ ' | sort -u)

@@ -60,7 +60,7 @@ else
     [ ! -e "$lib/lib$name.a" ] || fail "a shared build installed lib$name.a"
     echo "install:prefix-shared: lib$name.so.$version, SONAME $soname"
   done
-  readelf -d "$lib/libfitsasdf.so.$version" | grep -q "(NEEDED).*\[libasdfcore.so.$soversion\]" ||
+  readelf -d "$lib/libfitsasdf.so.$version" | grep "(NEEDED).*\[libasdfcore.so.$soversion\]" >/dev/null ||
     fail "libfitsasdf.so does not need libasdfcore.so.$soversion"
   [ ! -e "$prefix/bin/fitsasdf" ] || fail "component library installed the command"
 fi
