@@ -552,6 +552,7 @@ TileReader FitsFile::open_compressed_image(int index) const {
   check_status(status, "cannot close the decompressed image's header", where(index));
 
   state->bitpix = bitpix;
+  state->plain = plain_tiles(*in->Fptr, bitpix);
   return TileReader(std::move(state));
 }
 

@@ -35,6 +35,11 @@ void TileReader::State::decode(fitsfile* f, long band, std::uint8_t* out) const 
   const std::uint64_t end_slab = cut.end_slab(band);
   const std::uint64_t first = cut.first_pixel(band);
   const std::uint64_t count = cut.band_pixels(band);
+  if (plain && decode_plain_band(f, std::span<const std::uint8_t>(alone->data, alone->size), *plain,
+                                 cut, band, out)) {
+    alone->release();
+    return;
+  }
   // The band's tiles are checked just before CFITSIO decodes them: a tile CFITSIO would
   // mishandle is refused before CFITSIO sees it.
   check_image_tiles(f, where, static_cast<long>(first_slab * cut.tiles_per_slab + 1),

@@ -5,11 +5,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "asdfcore/error.h"
 #include "fits/cfitsio.h"
+#include "fits/plain_tiles.h"
 #include "fits/tile_bands.h"
 #include "fits/tile_reader.h"
 
@@ -61,9 +63,13 @@ struct TileReader::State {
   std::string header;       ///< The plain image HDU's header blocks.
   int bitpix = 0;
   TileBands cut;  ///< How the image is cut into bands.
+  /// How its tiles are decoded without CFITSIO, when they can be (plain_tiles.h).
+  std::optional<PlainTiles> plain;
 
   fitsfile* handle(std::size_t t) { return alone->handle(t); }
-  /// Check and decode band `band` through `f` into `out` (`band_bytes(band)` bytes), big-endian.
+  /// Decode band `band` through `f` into `out` (`band_bytes(band)` bytes), big-endian: its
+  /// tiles decoded here when they are plain, else checked by the tile guard and decoded by
+  /// CFITSIO.
   void decode(fitsfile* f, long band, std::uint8_t* out) const;
 };
 

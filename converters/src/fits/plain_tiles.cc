@@ -1,0 +1,178 @@
+#include "fits/plain_tiles.h"
+
+#include <libdeflate.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "fits/rice_decode.h"
+
+namespace fitsasdf::fits {
+
+std::optional<PlainTiles> plain_tiles(const FITSfile& parsed, int bitpix) {
+  if (parsed.compressimg != 1 || parsed.zbitpix != bitpix) return std::nullopt;
+  if (bitpix != BYTE_IMG && bitpix != SHORT_IMG && bitpix != LONG_IMG) return std::nullopt;
+  // Scaled tiles are CFITSIO's to undo.
+  if (parsed.cn_zscale != 0 || parsed.cn_zzero != 0) return std::nullopt;
+  PlainTiles plain;
+  plain.bytepix = bitpix / 8;
+  if (parsed.compress_type == RICE_1) {
+    plain.codec = PlainTiles::Codec::kRice;
+    // CFITSIO decodes a tile at its own bytes a pixel, then converts to the image's type.
+    if (parsed.rice_bytepix != plain.bytepix || parsed.rice_blocksize <= 0) return std::nullopt;
+    plain.nblock = parsed.rice_blocksize;
+  } else if (parsed.compress_type == GZIP_1) {
+    plain.codec = PlainTiles::Codec::kGzip1;
+  } else if (parsed.compress_type == GZIP_2) {
+    plain.codec = PlainTiles::Codec::kGzip2;
+  } else {
+    return std::nullopt;
+  }
+  plain.naxis = parsed.zndim;
+  if (plain.naxis < 1 || plain.naxis > MAX_COMPRESS_DIM) return std::nullopt;
+  for (int k = 0; k < plain.naxis; ++k) {
+    plain.axes[k] = parsed.znaxis[k];
+    plain.tile[k] = parsed.tilesize[k];
+    if (plain.axes[k] <= 0 || plain.tile[k] <= 0) return std::nullopt;
+  }
+  plain.column = parsed.cn_compressed;
+  if (plain.column <= 0) return std::nullopt;
+  return plain;
+}
+
+namespace {
+
+/// Buffers each decoding thread keeps for the next tile.
+struct Scratch {
+  libdeflate_decompressor* inflater = libdeflate_alloc_decompressor();
+  std::vector<std::uint8_t> tile;      // a tile's pixels, when they are not one run of the band
+  std::vector<std::uint8_t> shuffled;  // a GZIP_2 tile's bytes, inflated
+  ~Scratch() { libdeflate_free_decompressor(inflater); }
+};
+
+/// Inflate the gzip stream `stream` into exactly `out.size()` bytes (bytes after the stream's end
+/// ignored, as CFITSIO ignores them).
+bool inflate_exactly(libdeflate_decompressor* inflater, std::span<const std::uint8_t> stream,
+                     std::span<std::uint8_t> out) {
+  std::size_t in_used = 0, out_used = 0;
+  return libdeflate_gzip_decompress_ex(inflater, stream.data(), stream.size(), out.data(),
+                                       out.size(), &in_used, &out_used) == LIBDEFLATE_SUCCESS &&
+         out_used == out.size();
+}
+
+/// Decode one tile's stream into its `nx` pixels at `out`, big-endian.
+bool decode_tile(const PlainTiles& plain, std::span<const std::uint8_t> stream, std::uint64_t nx,
+                 std::span<std::uint8_t> out, Scratch& scratch) {
+  switch (plain.codec) {
+    case PlainTiles::Codec::kRice:
+      return rice_decode(stream, nx, plain.nblock, plain.bytepix, out);
+    case PlainTiles::Codec::kGzip1:
+      // CFITSIO stores GZIP_1 integers big-endian: what the pixels are to be.
+      return inflate_exactly(scratch.inflater, stream, out);
+    case PlainTiles::Codec::kGzip2: {
+      if (plain.bytepix == 1) return inflate_exactly(scratch.inflater, stream, out);
+      // GZIP_2 stores the first byte of every pixel, then every second byte, and so on.
+      scratch.shuffled.resize(out.size());
+      if (!inflate_exactly(scratch.inflater, stream, scratch.shuffled)) return false;
+      const auto width = static_cast<std::size_t>(plain.bytepix);
+      for (std::size_t k = 0; k < width; ++k) {
+        const std::uint8_t* plane = scratch.shuffled.data() + k * nx;
+        std::uint8_t* to = out.data() + k;
+        for (std::uint64_t i = 0; i < nx; ++i) to[i * width] = plane[i];
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool decode_plain_band(fitsfile* f, std::span<const std::uint8_t> file, const PlainTiles& plain,
+                       const TileBands& cut, long band, std::uint8_t* out) {
+  thread_local Scratch scratch;
+  if (scratch.inflater == nullptr || !cut.tiled) return false;
+  int status = 0;
+  LONGLONG head = 0, data = 0, end = 0;
+  fits_get_hduaddrll(f, &head, &data, &end, &status);
+  if (status != 0) {
+    fits_clear_errmsg();
+    return false;
+  }
+  const auto size = static_cast<LONGLONG>(std::min<std::uint64_t>(
+      file.size(), static_cast<std::uint64_t>(std::max<LONGLONG>(f->Fptr->logfilesize, 0))));
+  const LONGLONG heap = data + f->Fptr->heapstart;
+  const int naxis = plain.naxis;
+  const auto item = static_cast<std::uint64_t>(plain.bytepix);
+  std::array<long, MAX_COMPRESS_DIM> across{};    // tiles along each axis
+  std::array<std::uint64_t, MAX_COMPRESS_DIM> stride{};  // pixels between steps along each axis
+  std::uint64_t step = 1;
+  for (int k = 0; k < naxis; ++k) {
+    across[k] = (plain.axes[k] - 1) / plain.tile[k] + 1;
+    stride[k] = step;
+    step *= static_cast<std::uint64_t>(plain.axes[k]);
+  }
+  const std::uint64_t band_first = cut.first_pixel(band);
+  const std::uint64_t band_pixels = cut.band_pixels(band);
+  const std::uint64_t first_row = cut.first_slab(band) * cut.tiles_per_slab + 1;
+  const std::uint64_t end_row = cut.end_slab(band) * cut.tiles_per_slab + 1;
+  std::array<long, MAX_COMPRESS_DIM> start{}, extent{};
+  for (std::uint64_t row = first_row; row < end_row; ++row) {
+    // The tile's place: its index along each axis (first axis fastest), clipped at the edges.
+    std::uint64_t rest = row - 1;
+    std::uint64_t nx = 1;
+    std::uint64_t at = 0;  // its first pixel in the image
+    bool one_run = true;   // its pixels are one run of the image's
+    for (int k = 0; k < naxis; ++k) {
+      start[k] = static_cast<long>(rest % static_cast<std::uint64_t>(across[k])) * plain.tile[k];
+      rest /= static_cast<std::uint64_t>(across[k]);
+      extent[k] = std::min(plain.tile[k], plain.axes[k] - start[k]);
+      nx *= static_cast<std::uint64_t>(extent[k]);
+      at += static_cast<std::uint64_t>(start[k]) * stride[k];
+      if (k + 1 < naxis && extent[k] != plain.axes[k]) one_run = false;
+    }
+    if (rest != 0 || at < band_first) return false;  // not a tile of this band
+    LONGLONG length = 0, offset = 0;
+    fits_read_descriptll(f, plain.column, static_cast<LONGLONG>(row), &length, &offset, &status);
+    if (status != 0) {
+      fits_clear_errmsg();
+      return false;
+    }
+    // An empty tile is kept in another column; bytes past the file are the guard's to refuse.
+    if (length <= 0 || offset < 0 || length > size || offset > size || heap > size ||
+        heap + offset > size - length) {
+      return false;
+    }
+    const std::span<const std::uint8_t> stream =
+        file.subspan(static_cast<std::size_t>(heap + offset), static_cast<std::size_t>(length));
+    if (one_run) {
+      if (at - band_first + nx > band_pixels) return false;
+      const std::span<std::uint8_t> pixels(out + (at - band_first) * item,
+                                           static_cast<std::size_t>(nx * item));
+      if (!decode_tile(plain, stream, nx, pixels, scratch)) return false;
+      continue;
+    }
+    scratch.tile.resize(static_cast<std::size_t>(nx * item));
+    if (!decode_tile(plain, stream, nx, scratch.tile, scratch)) return false;
+    // Scatter the tile's lines (its first axis) to their places in the band.
+    std::array<long, MAX_COMPRESS_DIM> index{};
+    const std::uint64_t line = static_cast<std::uint64_t>(extent[0]) * item;
+    for (std::uint64_t from = 0; from < nx * item; from += line) {
+      std::uint64_t pixel = at;
+      for (int k = 1; k < naxis; ++k) pixel += static_cast<std::uint64_t>(index[k]) * stride[k];
+      if (pixel < band_first || pixel - band_first + static_cast<std::uint64_t>(extent[0]) >
+                                    band_pixels) {
+        return false;
+      }
+      std::memcpy(out + (pixel - band_first) * item, scratch.tile.data() + from, line);
+      for (int k = 1; k < naxis; ++k) {  // the next line of the tile
+        if (++index[k] < extent[k]) break;
+        index[k] = 0;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace fitsasdf::fits
