@@ -81,6 +81,33 @@ std::size_t pull_full(const std::function<std::size_t(std::span<std::uint8_t>)>&
   return have;
 }
 
+/// MD5 over chunks in order, each hashed on a second thread while the caller writes it and
+/// fills its next buffer. `add` waits for the chunk before, so a chunk must stay unchanged until
+/// the next `add` or `wait` returns: with two buffers in turn, the one being filled is never the
+/// one being hashed.
+class HashBehind {
+ public:
+  explicit HashBehind(compression::Md5& h) : h_(h) {}
+  ~HashBehind() {
+    if (hashing_.valid()) hashing_.wait();
+  }
+  HashBehind(const HashBehind&) = delete;
+  HashBehind& operator=(const HashBehind&) = delete;
+
+  void add(std::span<const std::uint8_t> chunk) {
+    wait();
+    hashing_ = std::async(std::launch::async, [this, chunk] { h_.update(chunk); });
+  }
+  /// Wait until every chunk given is hashed.
+  void wait() {
+    if (hashing_.valid()) hashing_.get();
+  }
+
+ private:
+  compression::Md5& h_;
+  std::future<void> hashing_;
+};
+
 /// The decoded bytes of a block read in order, piece by piece, as a codec's streaming
 /// compression asks for them: first the memory pieces, then the file ranges. A range with a
 /// transform is read and transformed in the chunks its contract promises (4 MiB from the
@@ -347,9 +374,18 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
           if (options.on_data) options.on_data(bytes.size());
         });
       }
+      // A large source's chunks are hashed on a second thread while this one writes them and
+      // pulls the next into the other buffer (a tile-compressed image's bands come from threads
+      // of their own: hashing and writing in one thread would hold them back).
+      const bool overlap = sum && hash_threads > 1 &&
+                           (!block.source_size || *block.source_size >= 4 * kStreamChunk);
+      std::vector<std::uint8_t> other;
+      if (overlap) other.resize(kStreamChunk);
+      HashBehind behind(h);
       chunk.resize(kStreamChunk);
       std::uint64_t pulled = 0;
       while (true) {
+        if (overlap) chunk.swap(other);
         std::span<std::uint8_t> want(chunk);
         if (block.source_size) {
           want = want.first(static_cast<std::size_t>(
@@ -365,12 +401,17 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
         }
         if (n == 0) break;
         const auto bytes = std::span<const std::uint8_t>(chunk.data(), n);
-        if (sum) h.update(bytes);
+        if (overlap) {
+          behind.add(bytes);
+        } else if (sum) {
+          h.update(bytes);
+        }
         out.write(bytes);
         pulled += n;
         written += n;
         if (options.on_data) options.on_data(n);
       }
+      behind.wait();
       header.data_size = written;
       header.used_size = written;
       header.allocated_size = written + block.padding;
@@ -417,7 +458,7 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
         // Bytes that change on the way go through a buffer: read, transform, hash, write. For
         // a large block the hash of each chunk runs in a second thread while this one writes
         // it and reads and transforms the next into the other buffer.
-        const bool overlap = sum && data_size >= 4 * kStreamChunk;
+        const bool overlap = sum && hash_threads > 1 && data_size >= 4 * kStreamChunk;
         // No larger than the longest range: a small block (most of a batch of small files)
         // does not pay for zero-filling 4 MiB. A range no longer than the buffer is one chunk,
         // so the transforms' chunk contract holds either way.
@@ -426,27 +467,18 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
         const auto chunk_size = static_cast<std::size_t>(std::min<std::uint64_t>(kStreamChunk, longest));
         std::vector<std::vector<std::uint8_t>> buffers(overlap ? 2 : 1,
                                                        std::vector<std::uint8_t>(chunk_size));
-        std::future<void> hashing;
-        const auto wait_hash = [&hashing] {
-          if (hashing.valid()) hashing.get();  // in order: MD5 sees the chunks one after another
-        };
-        try {
-          for (const auto& r : block.file_ranges) {
-            read_range(r, buffers, [&](std::span<const std::uint8_t> chunk) {
-              if (overlap) {
-                wait_hash();
-                hashing = std::async(std::launch::async, [&h, chunk] { h.update(chunk); });
-              } else if (sum) {
-                h.update(chunk);
-              }
-              out.write(chunk);
-              if (options.on_data) options.on_data(chunk.size());
-            });
-            wait_hash();  // the next range starts again with the first buffer
-          }
-        } catch (...) {
-          if (hashing.valid()) hashing.wait();
-          throw;
+        HashBehind behind(h);
+        for (const auto& r : block.file_ranges) {
+          read_range(r, buffers, [&](std::span<const std::uint8_t> chunk) {
+            if (overlap) {
+              behind.add(chunk);
+            } else if (sum) {
+              h.update(chunk);
+            }
+            out.write(chunk);
+            if (options.on_data) options.on_data(chunk.size());
+          });
+          behind.wait();  // the next range starts again with the first buffer
         }
         if (sum) {
           header.checksum = h.finish();

@@ -78,7 +78,9 @@ asdfcore::io::Buffer TileReader::read_whole() {
 namespace {
 
 /// Bands decoded ahead of the reader by worker threads, each with its own CFITSIO handle, at
-/// most `window` bands beyond the one the reader waits for.
+/// most `window` bands beyond the one the reader waits for: two a thread, and as many as the
+/// writer pulls at once (4 MiB, 1 MiB bands), so that the workers go on while it writes them.
+constexpr long kWriterChunkBands = 4;
 class BandPipeline {
  public:
   BandPipeline(std::shared_ptr<TileReader> image, TileReader::State& state,
@@ -86,7 +88,7 @@ class BandPipeline {
       : image_(std::move(image)),
         state_(state),
         transform_(std::move(transform)),
-        window_(2 * static_cast<long>(threads)) {
+        window_(2 * static_cast<long>(threads) + kWriterChunkBands) {
     for (unsigned t = 0; t < threads; ++t) state_.handle(t);  // opened here: errors thrown now
     for (unsigned t = 0; t < threads; ++t) workers_.emplace_back([this, t] { work(t); });
   }
@@ -182,34 +184,40 @@ class BandPipeline {
 TileReader::Source TileReader::stream(std::shared_ptr<TileReader> image, unsigned threads,
                                      Transform transform) {
   State& state = *image->state_;
-  if (state.cut.bands > 1) {
+  if (state.cut.bands > 1 && threads > 1) {
     // Workers decode ahead while the caller's thread hashes and writes what they gave.
-    threads = static_cast<unsigned>(std::min<long>(std::max(threads, 1u), state.cut.bands));
+    threads = static_cast<unsigned>(std::min<long>(threads, state.cut.bands));
     auto pipeline =
         std::make_shared<BandPipeline>(std::move(image), state, threads, std::move(transform));
     return [pipeline](std::span<std::uint8_t> buffer) { return pipeline->read(buffer); };
   }
-  // One band (or none): decoded on the caller's thread when first pulled.
+  // One thread (or one band, or none): each band decoded on the caller's thread as it pulls.
   struct Reader {
     std::shared_ptr<TileReader> image;
     Transform transform;
-    bool decoded = false;
+    long next = 0;  // the band decoded next
     std::vector<std::uint8_t> band;
     std::size_t at = 0;
   };
   auto reader = std::make_shared<Reader>(Reader{std::move(image), std::move(transform)});
   return [reader](std::span<std::uint8_t> buffer) {
     State& s = *reader->image->state_;
-    if (!reader->decoded && s.cut.bands == 1) {
-      reader->band.resize(static_cast<std::size_t>(s.cut.band_bytes(0)));
-      s.decode(s.handle(0), 0, reader->band.data());
-      if (reader->transform) reader->transform(reader->band, 0);
+    std::size_t given = 0;
+    while (given < buffer.size()) {
+      if (reader->at == reader->band.size()) {
+        if (reader->next == s.cut.bands) break;
+        reader->band.resize(static_cast<std::size_t>(s.cut.band_bytes(reader->next)));
+        s.decode(s.handle(0), reader->next, reader->band.data());
+        if (reader->transform) reader->transform(reader->band, s.cut.band_offset(reader->next));
+        ++reader->next;
+        reader->at = 0;
+      }
+      const std::size_t n = std::min(buffer.size() - given, reader->band.size() - reader->at);
+      std::memcpy(buffer.data() + given, reader->band.data() + reader->at, n);
+      given += n;
+      reader->at += n;
     }
-    reader->decoded = true;
-    const std::size_t n = std::min(buffer.size(), reader->band.size() - reader->at);
-    if (n > 0) std::memcpy(buffer.data(), reader->band.data() + reader->at, n);
-    reader->at += n;
-    return n;
+    return given;
   };
 }
 

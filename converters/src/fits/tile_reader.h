@@ -44,8 +44,9 @@ class TileReader {
   asdfcore::io::Buffer read_whole();
 
   /// Return a source of the pixels, big-endian, changed by `transform` when given, decoded by
-  /// `threads` threads besides the caller's, which only takes the bands they decoded (an image
-  /// of one band is decoded on the caller's thread as it pulls). The source owns this image.
+  /// `threads` threads besides the caller's, which only takes the bands they decoded (with one
+  /// thread, or for an image of one band, each band is decoded on the caller's thread as it
+  /// pulls). The source owns this image.
   /// With more than one thread, `transform` runs on the decoding threads, bands out of order.
   /// Errors (a damaged tile, CFITSIO refusing one) are thrown from the pull that reaches the
   /// band holding the tile, with the HDU's context. Threads stop when the source is destroyed.
