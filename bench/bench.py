@@ -392,8 +392,8 @@ def contestants(args, job):
             # CFITSIO's own decompressor on the same file.
             table["funpack"] = (lambda i, o: ["funpack", "-O", o, i], ".fits")
         if job.compression or job.fpack_option:
-            # One compression thread, or one thread decoding tiles (beside the one that hashes
-            # and writes): how the work scales with cores.
+            # One compression thread beside the one that writes, or one thread that decodes the
+            # tiles, hashes and writes (one thread in all): how the work scales with cores.
             table["fitsasdf (1 thread)"] = (
                 lambda i, o: [fitsasdf, "convert", i, "-o", o, "--no-fsync", "--threads", "1"]
                 + compress, ".asdf")
