@@ -268,6 +268,60 @@ TEST_CASE("compare_fits: a missing HDU is found and the others still paired", "[
   CHECK(values.missing_hdus == std::vector<int>{3});
 }
 
+TEST_CASE("compare_fits: HDUs missing and added among thousands are paired around them",
+          "[compare]") {
+  // 3,000 image extensions named in turn A, B, C (so that names repeat), one byte of data each.
+  const auto extension = [](int n) {
+    const std::string name(1, static_cast<char>('A' + n % 3));
+    return fb::hdu({fb::text("XTENSION", "IMAGE"), fb::num("BITPIX", 8), fb::num("NAXIS", 1),
+                    fb::num("NAXIS1", 1), fb::num("PCOUNT", 0), fb::num("GCOUNT", 1),
+                    fb::text("EXTNAME", name)},
+                   std::string(1, static_cast<char>(n)));
+  };
+  std::string a = fb::empty_primary();
+  std::string b = fb::empty_primary();
+  for (int n = 1; n <= 3000; ++n) {
+    a += extension(n);
+    if (n == 3000) b += extension(7);  // an extra HDU before a's last
+    if (n != 1500) b += extension(n);
+  }
+  Pair p(b, a);
+  const FitsComparison c = compare_fits(p.a, p.b, verify_mode());
+  CHECK(c.hdus_a == 3001);
+  CHECK(c.hdus_b == 3001);
+  // Same counts: paired in order (as fitsdiff pairs), so the run after the gap differs.
+  CHECK(c.missing_hdus.empty());
+  CHECK_FALSE(c.hdus[1500].equivalent());
+  CHECK_FALSE(c.equivalent());
+  // One fewer in b: the gap is found, everything else paired with its twin.
+  std::string shorter = fb::empty_primary();
+  for (int n = 1; n <= 3000; ++n) {
+    if (n != 1500) shorter += extension(n);
+  }
+  Pair q(shorter, a);
+  const FitsComparison d = compare_fits(q.a, q.b, verify_mode());
+  CHECK(d.missing_hdus == std::vector<int>{1501});
+  CHECK(d.extra_hdus.empty());
+  REQUIRE(d.hdus.size() == 3000);
+  CHECK(std::all_of(d.hdus.begin(), d.hdus.end(), [](const HduComparison& h) {
+    return h.equivalent() && h.hdu_b == (h.hdu_a <= 1500 ? h.hdu_a : h.hdu_a - 1);
+  }));
+  // One more in b, just before its last: extra, a's last HDU paired with b's.
+  std::string longer = fb::empty_primary();
+  for (int n = 1; n <= 3000; ++n) {
+    if (n == 3000) longer += extension(4);
+    longer += extension(n);
+  }
+  Pair r(longer, a);
+  const FitsComparison e = compare_fits(r.a, r.b, verify_mode());
+  CHECK(e.missing_hdus.empty());
+  CHECK(e.extra_hdus == std::vector<int>{3001});
+  REQUIRE(e.hdus.size() == 3001);
+  CHECK(e.hdus.back().hdu_a == 3001);
+  CHECK(e.hdus.back().hdu_b == 3002);
+  CHECK(e.hdus.back().equivalent());
+}
+
 TEST_CASE("compare_fits: a changed table cell names its row and column", "[compare]") {
   Pair p(fb::replace(fb::sample(), "bb      ", "bx      "));
   const FitsComparison c = compare_fits(p.a, p.b, verify_mode());

@@ -234,9 +234,13 @@ std::string card_string(const std::vector<Card>& cards, std::string_view keyword
   return v && v->is_string() && v->tag().empty() ? v->as_string() : std::string();
 }
 
-std::vector<FitsHdu> read_fits_hdus(const std::string& path, bool decompress_tiles) {
-  const fits::FitsFile file = fits::FitsFile::open(path);
+std::vector<FitsHdu> read_fits_hdus(const std::string& path, bool decompress_tiles,
+                                    std::vector<fits::HduChecksumVerdict>* checksums) {
+  fits::FitsFile file = fits::FitsFile::open(path);
+  if (checksums != nullptr) *checksums = fits::verify_checksums(file);
   const asdfcore::io::Buffer& bytes = file.bytes();
+  // Moved into the HDUs, not copied: the file is let go on return.
+  std::vector<Header> headers = file.take_headers();
   HeaderOptions lenient;
   lenient.fix_unparsable_values = true;
   std::vector<FitsHdu> out;
@@ -252,7 +256,7 @@ std::vector<FitsHdu> read_fits_hdus(const std::string& path, bool decompress_til
       describe(h, image, h.header.size, image.size());
       h.padding = {};  // CFITSIO's padding, not the file's
     } else {
-      h.header = file.headers()[static_cast<std::size_t>(extent.index - 1)];  // read by the walk
+      h.header = std::move(headers[static_cast<std::size_t>(extent.index - 1)]);  // read by the walk
       const bool last = &extent == &file.hdus().back();
       describe(h, bytes, extent.data_start, last ? bytes.size() : extent.data_end,
                extent.nonstandard_primary ? std::optional(extent.data_size) : std::nullopt);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "asdfcore/io/buffer.h"
+#include "fits/checksum_check.h"
 #include "fitsasdf/header.h"
 
 namespace fitsasdf::compare {
@@ -55,9 +56,11 @@ struct FitsHdu {
 
 /// Read every HDU of the FITS file `path`. With `decompress_tiles`, a tile-compressed image
 /// gets the header and data of the image CFITSIO decompresses. Headers are read leniently
-/// (`HeaderOptions::fix_unparsable_values`). Throws `asdfcore::Error` for a file that is not
-/// FITS or cannot be read.
-std::vector<FitsHdu> read_fits_hdus(const std::string& path, bool decompress_tiles);
+/// (`HeaderOptions::fix_unparsable_values`). With `checksums`, it also receives the verdict on
+/// each HDU's DATASUM and CHECKSUM cards (`fits::verify_checksums`), from the same reading of
+/// the file. Throws `asdfcore::Error` for a file that is not FITS or cannot be read.
+std::vector<FitsHdu> read_fits_hdus(const std::string& path, bool decompress_tiles,
+                                    std::vector<fits::HduChecksumVerdict>* checksums = nullptr);
 
 /// Return the value of the first card called `keyword` when it is an integer, else `fallback`.
 long long card_integer(const std::vector<Card>& cards, std::string_view keyword,

@@ -11,6 +11,8 @@
 
 namespace fitsasdf::fits {
 
+class FitsFile;
+
 /// What CFITSIO says about one checksum card of an HDU.
 enum class ChecksumVerdict {
   kAbsent,   ///< The card is not in the header.
@@ -44,5 +46,7 @@ HduChecksums check_hdu_checksums(std::span<const std::uint8_t> header_bytes,
 /// .bz2, .Z); one entry per HDU in file order. Throws `asdfcore::Error` when the file cannot be
 /// opened or its HDUs found (`FitsFile::open`).
 std::vector<HduChecksumVerdict> verify_checksums(const std::string& path);
+/// The same for a file already open.
+std::vector<HduChecksumVerdict> verify_checksums(const FitsFile& file);
 
 }  // namespace fitsasdf::fits

@@ -51,6 +51,9 @@ class FitsFile {
   /// Return every HDU's header, parsed once (unparsable values repaired as astropy's
   /// `verify('fix')` does, each with its `Card::problem`), in file order.
   const std::vector<Header>& headers() const noexcept { return headers_; }
+  /// Move every HDU's header out (`headers()` is empty afterwards; nothing else here uses them),
+  /// for a caller that keeps them longer than the file.
+  std::vector<Header> take_headers() noexcept { return std::move(headers_); }
   /// Return the whole (decompressed) byte stream. Plain files are mapped, not copied.
   const asdfcore::io::Buffer& bytes() const noexcept { return bytes_; }
   /// Return a descriptor of the plain file for streaming its bytes (pread), or -1 for a
