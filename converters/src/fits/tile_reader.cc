@@ -1,6 +1,7 @@
 #include "fits/tile_reader.h"
 
 #include <algorithm>
+#include <bit>
 #include <condition_variable>
 #include <cstring>
 #include <exception>
@@ -16,6 +17,11 @@
 #include "fits/tile_reader_state.h"
 
 namespace fitsasdf::fits {
+
+namespace {
+/// CFITSIO's quantize level for ZQUANTIZ = 'NONE' (floats compressed without loss; imcompress.c).
+constexpr float kNoQuantize = 9999;
+}  // namespace
 
 using asdfcore::Error;
 using asdfcore::ErrorCode;
@@ -47,8 +53,21 @@ void TileReader::State::decode(fitsfile* f, long band, std::uint8_t* out) const 
   int status = 0;
   fits_set_bscale(f, 1.0, 0.0, &status);  // the stored values, unscaled
   int anynul = 0;
+  // A quantized float image keeps its undefined pixels as ZBLANK (CFITSIO's NULL_VALUE), which
+  // the convention restores as NaN. CFITSIO does so only when handed a null value that is not
+  // 0 (with none, it dequantizes ZBLANK like any other integer: NaN pixels came back as
+  // numbers); funpack hands it one for every float image, and so does this. A lossless float
+  // image (ZQUANTIZ = 'NONE') is read without: its NaNs are stored as NaN, and CFITSIO's null
+  // check would also turn infinities into NaN and -0.0 and subnormals into 0. The NaN is
+  // CFITSIO's own (every bit set), as funpack writes it, so the pixels are funpack's bytes.
+  const bool quantized = bitpix < 0 && f->Fptr->quantize_level != kNoQuantize;
+  auto float_nan = std::bit_cast<float>(~std::uint32_t{0});
+  auto double_nan = std::bit_cast<double>(~std::uint64_t{0});
+  void* null_value = !quantized ? nullptr
+                     : bitpix == FLOAT_IMG ? static_cast<void*>(&float_nan)
+                                           : static_cast<void*>(&double_nan);
   fits_read_img(f, image_datatype(bitpix), static_cast<LONGLONG>(first + 1),
-                static_cast<LONGLONG>(count), nullptr, out, &anynul, &status);
+                static_cast<LONGLONG>(count), null_value, out, &anynul, &status);
   check_status(status, "CFITSIO cannot decompress the tile-compressed image", where);
   alone->release();
   if (cut.item > 1 &&
