@@ -4,6 +4,8 @@
 #include <bit>
 #include <cstring>
 
+#include "fits/bit_window.h"
+
 namespace fitsasdf::fits {
 namespace {
 
@@ -15,19 +17,7 @@ class Bits {
   explicit Bits(std::span<const std::uint8_t> stream) : stream_(stream) {}
 
   /// The 64 bits from bit `used` on; at least 57 of them are the stream's (or past its end).
-  std::uint64_t peek() const {
-    const std::uint64_t byte = used >> 3;
-    std::uint64_t word = 0;
-    if (byte + 8 <= stream_.size()) {
-      std::memcpy(&word, stream_.data() + byte, 8);
-      if constexpr (std::endian::native == std::endian::little) word = __builtin_bswap64(word);
-    } else {
-      for (std::uint64_t i = 0; i < 8 && byte + i < stream_.size(); ++i) {
-        word |= std::uint64_t{stream_[byte + i]} << (56 - 8 * i);
-      }
-    }
-    return word << (used & 7);
-  }
+  std::uint64_t peek() const { return bits_at(stream_, used); }
   /// Take the next `n` bits (1 to 32) as a number.
   std::uint32_t take(int n) {
     const auto value = static_cast<std::uint32_t>(peek() >> (64 - n));

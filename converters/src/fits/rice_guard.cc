@@ -2,29 +2,10 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstring>
+
+#include "fits/bit_window.h"
 
 namespace fitsasdf::fits {
-namespace {
-
-/// The 64 bits of `stream` from bit `at` on (first bit highest), bytes past its end read as 0.
-/// The low `at % 8` bits are always 0, so at least 57 of them are the stream's.
-[[gnu::always_inline]] inline std::uint64_t bits_at(std::span<const std::uint8_t> stream,
-                                                   std::uint64_t at) {
-  const std::uint64_t byte = at >> 3;
-  std::uint64_t word = 0;
-  if (byte + 8 <= stream.size()) {
-    std::memcpy(&word, stream.data() + byte, 8);
-    if constexpr (std::endian::native == std::endian::little) word = __builtin_bswap64(word);
-  } else {
-    for (std::uint64_t i = 0; i < 8 && byte + i < stream.size(); ++i) {
-      word |= std::uint64_t{stream[byte + i]} << (56 - 8 * i);
-    }
-  }
-  return word << (at & 7);
-}
-
-}  // namespace
 
 bool rice_tile_in_bounds(std::span<const std::uint8_t> tile, std::uint64_t nx, int nblock,
                          int bytepix) {

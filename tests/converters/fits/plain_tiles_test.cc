@@ -224,6 +224,31 @@ void write_compressed(const ImageCase& c, MemoryFits& out, std::mt19937_64& rand
   REQUIRE(status == 0);
 }
 
+/// A copy of a file `write_compressed` wrote, opened read-only by CFITSIO at its compressed HDU,
+/// as FitsFile opens an HDU: `file` is what the decoders are given, `f` CFITSIO's handle on it.
+struct OpenedCopy {
+  Bytes file;
+  void* memory = nullptr;  // CFITSIO keeps the addresses of these two
+  std::size_t size = 0;
+  fitsfile* f = nullptr;
+  explicit OpenedCopy(const MemoryFits& written)
+      : file(static_cast<const std::uint8_t*>(written.memory),
+             static_cast<const std::uint8_t*>(written.memory) + written.size),
+        memory(file.data()),
+        size(file.size()) {
+    int status = 0, type = 0;
+    fits_open_memfile(&f, "plain", READONLY, &memory, &size, 0, nullptr, &status);
+    fits_movabs_hdu(f, 2, &type, &status);
+    REQUIRE(status == 0);
+  }
+  ~OpenedCopy() {
+    int status = 0;
+    fits_close_file(f, &status);
+  }
+  OpenedCopy(const OpenedCopy&) = delete;
+  OpenedCopy& operator=(const OpenedCopy&) = delete;
+};
+
 TEST_CASE("plain tiles: compressed integer images decode as CFITSIO reads them", "[plain-tiles]") {
   std::mt19937_64 random(11);
   std::vector<ImageCase> cases;
@@ -241,16 +266,10 @@ TEST_CASE("plain tiles: compressed integer images decode as CFITSIO reads them",
                         << " axes, tiles " << c.tile.size() << ", blank " << c.blank);
     MemoryFits written;
     write_compressed(c, written, random);
-    // Read as FitsFile reads it: a read-only memory file at the compressed HDU.
-    Bytes file(static_cast<const std::uint8_t*>(written.memory),
-               static_cast<const std::uint8_t*>(written.memory) + written.size);
-    void* memory = file.data();
-    std::size_t size = file.size();
-    int status = 0, type = 0;
-    fitsfile* f = nullptr;
-    fits_open_memfile(&f, "plain", READONLY, &memory, &size, 0, nullptr, &status);
-    fits_movabs_hdu(f, 2, &type, &status);
-    REQUIRE(status == 0);
+    OpenedCopy opened(written);
+    fitsfile* f = opened.f;
+    const Bytes& file = opened.file;
+    int status = 0;
     const auto plain = fitsasdf::fits::plain_tiles(*f->Fptr, c.bitpix);
     REQUIRE(plain.has_value());
     const auto item = static_cast<std::uint64_t>(c.bitpix / 8);
@@ -276,7 +295,6 @@ TEST_CASE("plain tiles: compressed integer images decode as CFITSIO reads them",
       std::reverse(theirs.begin() + static_cast<std::ptrdiff_t>(i * item),
                    theirs.begin() + static_cast<std::ptrdiff_t>((i + 1) * item));
     }
-    fits_close_file(f, &status);
     REQUIRE(ours == theirs);
   }
 }
@@ -287,15 +305,10 @@ TEST_CASE("plain tiles: a damaged tile leaves its band to the guarded path", "[p
     INFO("compression " << compression);
     MemoryFits written;
     write_compressed({compression, SHORT_IMG, {200, 20}, {}, false}, written, random);
-    Bytes file(static_cast<const std::uint8_t*>(written.memory),
-               static_cast<const std::uint8_t*>(written.memory) + written.size);
-    void* memory = file.data();
-    std::size_t size = file.size();
-    int status = 0, type = 0;
-    fitsfile* f = nullptr;
-    fits_open_memfile(&f, "plain", READONLY, &memory, &size, 0, nullptr, &status);
-    fits_movabs_hdu(f, 2, &type, &status);
-    REQUIRE(status == 0);
+    OpenedCopy opened(written);
+    fitsfile* f = opened.f;
+    Bytes& file = opened.file;
+    int status = 0;
     const auto plain = fitsasdf::fits::plain_tiles(*f->Fptr, SHORT_IMG);
     REQUIRE(plain.has_value());
     const auto cut = fitsasdf::fits::cut_into_bands(*f->Fptr, std::vector<long>{200, 20}, 2, 2000);
@@ -319,7 +332,6 @@ TEST_CASE("plain tiles: a damaged tile leaves its band to the guarded path", "[p
       refused += decoded ? 0 : 1;
     }
     CHECK(refused == 1);
-    fits_close_file(f, &status);
   }
 }
 
@@ -331,15 +343,8 @@ TEST_CASE("plain tiles: other codecs, and pixels CFITSIO converts, are not taken
     write_compressed({compression, compression == HCOMPRESS_1 ? SHORT_IMG : LONG_IMG, {64, 64}, {},
                       false},
                      written, random);
-    void* memory = written.memory;
-    std::size_t size = written.size;
-    int status = 0, type = 0;
-    fitsfile* f = nullptr;
-    fits_open_memfile(&f, "plain", READONLY, &memory, &size, 0, nullptr, &status);
-    fits_movabs_hdu(f, 2, &type, &status);
-    REQUIRE(status == 0);
-    CHECK_FALSE(fitsasdf::fits::plain_tiles(*f->Fptr, SHORT_IMG).has_value());
-    fits_close_file(f, &status);
+    OpenedCopy opened(written);
+    CHECK_FALSE(fitsasdf::fits::plain_tiles(*opened.f->Fptr, SHORT_IMG).has_value());
   }
 }
 
