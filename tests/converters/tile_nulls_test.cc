@@ -4,10 +4,10 @@
 // CFITSIO's fits_img_decompress, funpack's own path, byte for byte, NaN's bits included.
 #include <fitsio.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>

@@ -56,9 +56,10 @@ void TileReader::State::decode(fitsfile* f, long band, std::uint8_t* out) const 
   // A quantized float image keeps its undefined pixels as ZBLANK (CFITSIO's NULL_VALUE), which
   // the convention restores as NaN. CFITSIO does so only when handed a null value that is not
   // 0 (with none, it dequantizes ZBLANK like any other integer: NaN pixels came back as
-  // numbers); funpack hands it one for every float image, and so does this. A lossless float
-  // image (ZQUANTIZ = 'NONE') is read without: its NaNs are stored as NaN, and CFITSIO's null
-  // check would also turn infinities into NaN and -0.0 and subnormals into 0. The NaN is
+  // numbers); funpack hands it one for every float image, this for every quantized one. A
+  // lossless float image (ZQUANTIZ = 'NONE') is read without: its NaNs are stored as NaN, and
+  // CFITSIO's null check would also turn infinities into NaN and -0.0 and subnormals into 0
+  // (fpack already turned them so when it compressed; another writer may not have). The NaN is
   // CFITSIO's own (every bit set), as funpack writes it, so the pixels are funpack's bytes.
   const bool quantized = bitpix < 0 && f->Fptr->quantize_level != kNoQuantize;
   auto float_nan = std::bit_cast<float>(~std::uint32_t{0});
