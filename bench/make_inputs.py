@@ -11,6 +11,7 @@ Usage: python3 make_inputs.py OUTDIR [--quick] [--only=NAME,...]
 (prints one JSON object: name -> file info; --only writes and lists just those inputs)
 """
 
+import argparse
 import hashlib
 import json
 import os
@@ -583,12 +584,15 @@ def _size(path):
 
 
 def main(argv):
-    outdir = argv[1]
-    quick = "--quick" in argv[2:]
-    only = None
-    for arg in argv[2:]:
-        if arg.startswith("--only="):
-            only = set(arg[len("--only="):].split(","))
+    parser = argparse.ArgumentParser(
+        prog="make_inputs.py", description="Write the benchmark inputs into OUTDIR; print one "
+        "JSON object: name -> file info.")
+    parser.add_argument("outdir", metavar="OUTDIR")
+    parser.add_argument("--quick", action="store_true", help="the smaller inputs of --quick runs")
+    parser.add_argument("--only", metavar="NAME,...", help="write and list just these inputs")
+    args = parser.parse_args(argv[1:])
+    outdir, quick = args.outdir, args.quick
+    only = set(args.only.split(",")) if args.only else None
     os.makedirs(outdir, exist_ok=True)
     report = {}
     for name, (description, writer, args) in inputs(quick).items():
