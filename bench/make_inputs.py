@@ -592,7 +592,7 @@ def main(argv):
     parser.add_argument("--only", metavar="NAME,...", help="write and list just these inputs")
     args = parser.parse_args(argv[1:])
     outdir, quick = args.outdir, args.quick
-    only = set(args.only.split(",")) if args.only else None
+    only = set(args.only.split(",")) if args.only is not None else None  # "--only=": none
     os.makedirs(outdir, exist_ok=True)
     report = {}
     for name, (description, writer, args) in inputs(quick).items():
