@@ -53,10 +53,6 @@ HduChecksums check_hdu_checksums(std::span<const std::uint8_t> header_bytes,
   return out;
 }
 
-std::vector<HduChecksumVerdict> verify_checksums(const std::string& path) {
-  return verify_checksums(FitsFile::open(path));
-}
-
 std::vector<HduChecksumVerdict> verify_checksums(const FitsFile& file) {
   // Over each HDU's bytes as the HDU walk finds them, so that files whose headers CFITSIO
   // refuses are checked too.

@@ -42,11 +42,8 @@ struct HduChecksums {
 HduChecksums check_hdu_checksums(std::span<const std::uint8_t> header_bytes,
                                  const asdfcore::io::Buffer& data, const std::vector<Card>& cards);
 
-/// Verify the DATASUM and CHECKSUM cards of every HDU of the FITS file `path` (plain, .gz,
-/// .bz2, .Z); one entry per HDU in file order. Throws `asdfcore::Error` when the file cannot be
-/// opened or its HDUs found (`FitsFile::open`).
-std::vector<HduChecksumVerdict> verify_checksums(const std::string& path);
-/// The same for a file already open.
+/// Verify the DATASUM and CHECKSUM cards of every HDU of the open FITS file `file` (plain, .gz,
+/// .bz2, .Z; over each HDU's bytes as the HDU walk found them); one entry per HDU in file order.
 std::vector<HduChecksumVerdict> verify_checksums(const FitsFile& file);
 
 }  // namespace fitsasdf::fits
