@@ -17,38 +17,15 @@
 #include "asdfcore/asdf_file.h"
 #include "fitsasdf/convert.h"
 #include "support/catch.h"
+#include "support/cfitsio_memory.h"
 #include "support/temp_dir.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-
-/// A FITS file CFITSIO writes in memory.
-struct MemoryFits {
-  void* memory = nullptr;
-  std::size_t size = 0;
-  fitsfile* f = nullptr;
-  MemoryFits() {
-    int status = 0;
-    size = 2880;
-    memory = std::malloc(size);
-    fits_create_memfile(&f, &memory, &size, 2880, std::realloc, &status);
-    REQUIRE(status == 0);
-  }
-  ~MemoryFits() {
-    int status = 0;
-    if (f != nullptr) fits_close_file(f, &status);
-    std::free(memory);
-  }
-  /// Close it and return its bytes.
-  std::string bytes() {
-    int status = 0;
-    fits_close_file(f, &status);
-    f = nullptr;
-    REQUIRE(status == 0);
-    return std::string(static_cast<const char*>(memory), size);
-  }
-};
+using fitsasdf::test::CfitsioReading;
+using fitsasdf::test::CfitsioWriting;
+using Bytes = std::vector<std::uint8_t>;
 
 struct Case {
   int bitpix = FLOAT_IMG;
@@ -59,7 +36,7 @@ struct Case {
 
 /// A 200 x 150 image of noise with NaN pixels (single, a row's run, a whole tile row), an
 /// infinity and zeros, compressed by CFITSIO as fpack compresses it.
-std::string compressed(const Case& c) {
+Bytes compressed(const Case& c) {
   std::mt19937_64 random(42);
   std::normal_distribution<double> noise(100, 5);
   std::vector<double> pixels(200 * 150);
@@ -69,13 +46,13 @@ std::string compressed(const Case& c) {
   for (int x = 0; x < 200; ++x) pixels[90 * 200 + x] = NAN;
   pixels[100 * 200 + 3] = INFINITY;
   pixels[110 * 200 + 4] = 0.0;
-  MemoryFits plain;
+  CfitsioWriting plain;
   int status = 0;
   long axes[2] = {200, 150};
   fits_create_img(plain.f, c.bitpix, 2, axes, &status);
   fits_write_img(plain.f, TDOUBLE, 1, static_cast<LONGLONG>(pixels.size()), pixels.data(),
                  &status);
-  MemoryFits packed;
+  CfitsioWriting packed;
   fits_create_img(packed.f, BYTE_IMG, 0, nullptr, &status);
   fits_set_compression_type(packed.f, c.compression, &status);
   fits_set_quantize_level(packed.f, c.quantize, &status);
@@ -87,17 +64,11 @@ std::string compressed(const Case& c) {
 
 /// funpack's pixels of the image in `fz`'s second HDU: decompressed by fits_img_decompress into
 /// a new file, whose data bytes (big-endian, nulls as CFITSIO's NaN) are returned.
-std::string funpacked(const std::string& fz) {
-  std::string copy = fz;
-  void* memory = copy.data();
-  std::size_t size = copy.size();
-  int status = 0, type = 0;
-  fitsfile* in = nullptr;
-  fits_open_memfile(&in, "fz", READONLY, &memory, &size, 0, nullptr, &status);
-  fits_movabs_hdu(in, 2, &type, &status);
-  MemoryFits out;
-  fits_img_decompress(in, out.f, &status);
-  fits_close_file(in, &status);
+std::string funpacked(const Bytes& fz) {
+  CfitsioReading in(fz);
+  CfitsioWriting out;
+  int status = 0;
+  fits_img_decompress(in.f, out.f, &status);
   LONGLONG head = 0, data = 0, end = 0;
   fits_get_hduaddrll(out.f, &head, &data, &end, &status);
   long axes[2] = {0, 0};
@@ -110,10 +81,11 @@ std::string funpacked(const std::string& fz) {
 }
 
 /// fitsasdf's pixels of `fz` converted to ASDF (big-endian, as the block holds them).
-std::string converted(const fitsasdf::test::TempDir& dir, const std::string& fz) {
+std::string converted(const fitsasdf::test::TempDir& dir, const Bytes& fz) {
   const fs::path in = dir / "in.fits.fz";
   const fs::path out = dir / "out.asdf";
-  std::ofstream(in, std::ios::binary | std::ios::trunc) << fz;
+  std::ofstream(in, std::ios::binary | std::ios::trunc)
+      .write(reinterpret_cast<const char*>(fz.data()), static_cast<std::streamsize>(fz.size()));
   fitsasdf::ConvertOptions options;
   options.durable = false;
   options.overwrite = true;
@@ -155,7 +127,7 @@ TEST_CASE("tile-compressed float images: undefined pixels come back as NaN, as f
   for (const Case& c : cases) {
     INFO("BITPIX " << c.bitpix << ", compression " << c.compression << ", q " << c.quantize
                    << ", dither " << c.dither);
-    const std::string fz = compressed(c);
+    const Bytes fz = compressed(c);
     const std::string theirs = funpacked(fz);
     const std::string ours = converted(dir, fz);
     // 1 + 40 + 200 NaN pixels, and the infinity (which quantization cannot keep; lossless

@@ -3,7 +3,6 @@
 // file, as CFITSIO's `fits_verify_chksum` does, with its sums (fits/checksum.h).
 #include <cstdint>
 #include <span>
-#include <string>
 #include <vector>
 
 #include "asdfcore/io/buffer.h"

@@ -18,6 +18,7 @@
 #include "fits/rice_guard.h"
 #include "fits/tile_bands.h"
 #include "support/catch.h"
+#include "support/cfitsio_memory.h"
 
 extern "C" {
 // CFITSIO's Rice coders (exported by libcfitsio, declared only in its private headers).
@@ -166,13 +167,6 @@ TEST_CASE("plain tiles: the bounded Rice decoder gives up where CFITSIO would re
   CHECK(refused > 100);
 }
 
-/// A FITS file in memory, written by CFITSIO.
-struct MemoryFits {
-  void* memory = nullptr;
-  std::size_t size = 0;
-  ~MemoryFits() { std::free(memory); }
-};
-
 struct ImageCase {
   int compression = RICE_1;
   int bitpix = SHORT_IMG;
@@ -181,13 +175,11 @@ struct ImageCase {
   bool blank = false;      // BLANK set and some pixels at it
 };
 
-/// Compress a pseudo-random image of `c` with CFITSIO into `out`.
-void write_compressed(const ImageCase& c, MemoryFits& out, std::mt19937_64& random) {
+/// A pseudo-random image of `c` compressed by CFITSIO: the file's bytes.
+Bytes write_compressed(const ImageCase& c, std::mt19937_64& random) {
   int status = 0;
-  fitsfile* f = nullptr;
-  out.size = 2880;
-  out.memory = std::malloc(out.size);
-  fits_create_memfile(&f, &out.memory, &out.size, 2880, std::realloc, &status);
+  fitsasdf::test::CfitsioWriting out;
+  fitsfile* f = out.f;
   fits_create_img(f, BYTE_IMG, 0, nullptr, &status);
   fits_set_compression_type(f, c.compression, &status);
   if (!c.tile.empty()) {
@@ -217,37 +209,9 @@ void write_compressed(const ImageCase& c, MemoryFits& out, std::mt19937_64& rand
     std::vector<int> pixels(values.begin(), values.end());
     fits_write_img(f, TINT, 1, static_cast<LONGLONG>(n), pixels.data(), &status);
   }
-  fits_close_file(f, &status);
-  char message[FLEN_ERRMSG] = "";
-  if (status != 0) fits_read_errmsg(message);
-  INFO("CFITSIO: " << message);
   REQUIRE(status == 0);
+  return out.bytes();
 }
-
-/// A copy of a file `write_compressed` wrote, opened read-only by CFITSIO at its compressed HDU,
-/// as FitsFile opens an HDU: `file` is what the decoders are given, `f` CFITSIO's handle on it.
-struct OpenedCopy {
-  Bytes file;
-  void* memory = nullptr;  // CFITSIO keeps the addresses of these two
-  std::size_t size = 0;
-  fitsfile* f = nullptr;
-  explicit OpenedCopy(const MemoryFits& written)
-      : file(static_cast<const std::uint8_t*>(written.memory),
-             static_cast<const std::uint8_t*>(written.memory) + written.size),
-        memory(file.data()),
-        size(file.size()) {
-    int status = 0, type = 0;
-    fits_open_memfile(&f, "plain", READONLY, &memory, &size, 0, nullptr, &status);
-    fits_movabs_hdu(f, 2, &type, &status);
-    REQUIRE(status == 0);
-  }
-  ~OpenedCopy() {
-    int status = 0;
-    fits_close_file(f, &status);
-  }
-  OpenedCopy(const OpenedCopy&) = delete;
-  OpenedCopy& operator=(const OpenedCopy&) = delete;
-};
 
 TEST_CASE("plain tiles: compressed integer images decode as CFITSIO reads them", "[plain-tiles]") {
   std::mt19937_64 random(11);
@@ -264,9 +228,8 @@ TEST_CASE("plain tiles: compressed integer images decode as CFITSIO reads them",
   for (const ImageCase& c : cases) {
     INFO("compression " << c.compression << ", BITPIX " << c.bitpix << ", " << c.axes.size()
                         << " axes, tiles " << c.tile.size() << ", blank " << c.blank);
-    MemoryFits written;
-    write_compressed(c, written, random);
-    OpenedCopy opened(written);
+    // Read as FitsFile reads it: a read-only memory file at the compressed HDU.
+    fitsasdf::test::CfitsioReading opened(write_compressed(c, random));
     fitsfile* f = opened.f;
     const Bytes& file = opened.file;
     int status = 0;
@@ -303,9 +266,8 @@ TEST_CASE("plain tiles: a damaged tile leaves its band to the guarded path", "[p
   std::mt19937_64 random(3);
   for (const int compression : {RICE_1, GZIP_1, GZIP_2}) {
     INFO("compression " << compression);
-    MemoryFits written;
-    write_compressed({compression, SHORT_IMG, {200, 20}, {}, false}, written, random);
-    OpenedCopy opened(written);
+    fitsasdf::test::CfitsioReading opened(
+        write_compressed({compression, SHORT_IMG, {200, 20}, {}, false}, random));
     fitsfile* f = opened.f;
     Bytes& file = opened.file;
     int status = 0;
@@ -338,12 +300,10 @@ TEST_CASE("plain tiles: a damaged tile leaves its band to the guarded path", "[p
 TEST_CASE("plain tiles: other codecs, and pixels CFITSIO converts, are not taken", "[plain-tiles]") {
   std::mt19937_64 random(5);
   for (const int compression : {HCOMPRESS_1, RICE_1, GZIP_2}) {
-    MemoryFits written;
     // RICE_1 and GZIP_2 at 32 bits a pixel, read as 16: CFITSIO converts the values.
-    write_compressed({compression, compression == HCOMPRESS_1 ? SHORT_IMG : LONG_IMG, {64, 64}, {},
-                      false},
-                     written, random);
-    OpenedCopy opened(written);
+    fitsasdf::test::CfitsioReading opened(write_compressed(
+        {compression, compression == HCOMPRESS_1 ? SHORT_IMG : LONG_IMG, {64, 64}, {}, false},
+        random));
     CHECK_FALSE(fitsasdf::fits::plain_tiles(*opened.f->Fptr, SHORT_IMG).has_value());
   }
 }
