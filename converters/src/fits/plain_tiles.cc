@@ -4,23 +4,57 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "fits/rice_decode.h"
 
 namespace fitsasdf::fits {
 
+namespace {
+/// CFITSIO's quantize level for a float image stored without loss (imcompress.c).
+constexpr float kNoQuantize = 9999;
+}  // namespace
+
 std::optional<PlainTiles> plain_tiles(const FITSfile& parsed, int bitpix) {
   if (parsed.compressimg != 1 || parsed.zbitpix != bitpix) return std::nullopt;
-  if (bitpix != BYTE_IMG && bitpix != SHORT_IMG && bitpix != LONG_IMG) return std::nullopt;
-  // Scaled tiles are CFITSIO's to undo.
-  if (parsed.cn_zscale != 0 || parsed.cn_zzero != 0) return std::nullopt;
+  const bool integer = bitpix == BYTE_IMG || bitpix == SHORT_IMG || bitpix == LONG_IMG;
+  if (!integer && bitpix != FLOAT_IMG && bitpix != DOUBLE_IMG) return std::nullopt;
+  const bool gzip = parsed.compress_type == GZIP_1 || parsed.compress_type == GZIP_2;
   PlainTiles plain;
-  plain.bytepix = bitpix / 8;
+  plain.bytepix = (bitpix < 0 ? -bitpix : bitpix) / 8;
+  plain.stored = plain.bytepix;
+  if (integer || parsed.quantize_level == kNoQuantize) {
+    // Scaled integers are CFITSIO's to undo. Floats stored without loss go to GZIP: CFITSIO's
+    // writer keeps another codec's in a column of their own.
+    if (parsed.cn_zscale != 0 || parsed.cn_zzero != 0) return std::nullopt;
+    if (!integer && !gzip) return std::nullopt;
+  } else {
+    // Quantized: CFITSIO's ZSCALE and ZZERO columns (a keyword's constant ones are rare and
+    // left to it), and 32-bit integers in the tiles.
+    if (parsed.cn_zscale <= 0 || parsed.cn_zzero <= 0) return std::nullopt;
+    PlainTiles::Quantized q;
+    q.method.dithered = parsed.quantize_method == SUBTRACTIVE_DITHER_1 ||
+                        parsed.quantize_method == SUBTRACTIVE_DITHER_2;
+    q.method.exact_zeros = parsed.quantize_method == SUBTRACTIVE_DITHER_2;
+    q.method.dither_seed = parsed.dither_seed;
+    // The tile guard refuses another seed.
+    if (q.method.dithered && (parsed.dither_seed < 1 || parsed.dither_seed > 10000)) {
+      return std::nullopt;
+    }
+    q.table = dither_table();
+    if (q.table == nullptr) return std::nullopt;
+    q.zscale_column = parsed.cn_zscale;
+    q.zzero_column = parsed.cn_zzero;
+    q.zblank_column = parsed.cn_zblank;
+    q.zblank = parsed.zblank;
+    plain.stored = 4;
+    plain.quantized = q;
+  }
   if (parsed.compress_type == RICE_1) {
     plain.codec = PlainTiles::Codec::kRice;
     // CFITSIO decodes a tile at its own bytes a pixel, then converts to the image's type.
-    if (parsed.rice_bytepix != plain.bytepix || parsed.rice_blocksize <= 0) return std::nullopt;
+    if (parsed.rice_bytepix != plain.stored || parsed.rice_blocksize <= 0) return std::nullopt;
     plain.nblock = parsed.rice_blocksize;
   } else if (parsed.compress_type == GZIP_1) {
     plain.codec = PlainTiles::Codec::kGzip1;
@@ -48,6 +82,7 @@ struct Scratch {
   libdeflate_decompressor* inflater = libdeflate_alloc_decompressor();
   std::vector<std::uint8_t> tile;      // a tile's pixels, when they are not one run of the band
   std::vector<std::uint8_t> shuffled;  // a GZIP_2 tile's bytes, inflated
+  std::vector<std::uint8_t> values;    // a quantized double tile's integers
   ~Scratch() { libdeflate_free_decompressor(inflater); }
 };
 
@@ -61,21 +96,21 @@ bool inflate_exactly(libdeflate_decompressor* inflater, std::span<const std::uin
          out_used == out.size();
 }
 
-/// Decode one tile's stream into its `nx` pixels at `out`, big-endian.
-bool decode_tile(const PlainTiles& plain, std::span<const std::uint8_t> stream, std::uint64_t nx,
-                 std::span<std::uint8_t> out, Scratch& scratch) {
+/// Decode one tile's stream into its `nx` stored values at `out`, big-endian.
+bool decode_values(const PlainTiles& plain, std::span<const std::uint8_t> stream,
+                   std::uint64_t nx, std::span<std::uint8_t> out, Scratch& scratch) {
   switch (plain.codec) {
     case PlainTiles::Codec::kRice:
-      return rice_decode(stream, nx, plain.nblock, plain.bytepix, out);
+      return rice_decode(stream, nx, plain.nblock, plain.stored, out);
     case PlainTiles::Codec::kGzip1:
       // CFITSIO stores GZIP_1 integers big-endian: what the pixels are to be.
       return inflate_exactly(scratch.inflater, stream, out);
     case PlainTiles::Codec::kGzip2: {
-      if (plain.bytepix == 1) return inflate_exactly(scratch.inflater, stream, out);
+      if (plain.stored == 1) return inflate_exactly(scratch.inflater, stream, out);
       // GZIP_2 stores the first byte of every pixel, then every second byte, and so on.
       scratch.shuffled.resize(out.size());
       if (!inflate_exactly(scratch.inflater, stream, scratch.shuffled)) return false;
-      const auto width = static_cast<std::size_t>(plain.bytepix);
+      const auto width = static_cast<std::size_t>(plain.stored);
       for (std::size_t k = 0; k < width; ++k) {
         const std::uint8_t* plane = scratch.shuffled.data() + k * nx;
         std::uint8_t* to = out.data() + k;
@@ -85,6 +120,44 @@ bool decode_tile(const PlainTiles& plain, std::span<const std::uint8_t> stream, 
     }
   }
   return false;
+}
+
+/// Read the value of table row `row` in `column` as CFITSIO reads a tile's ZSCALE, ZZERO or
+/// ZBLANK (a null value of 0: none).
+template <typename Value>
+bool read_cell(fitsfile* f, int column, long row, Value& value) {
+  int status = 0;
+  int anynul = 0;
+  Value none = 0;
+  fits_read_col(f, std::is_same_v<Value, double> ? TDOUBLE : TINT, column,
+                static_cast<LONGLONG>(row), 1, 1, &none, &value, &anynul, &status);
+  if (status != 0) fits_clear_errmsg();
+  return status == 0;
+}
+
+/// Decode tile `row` (its stream `stream`) into its `nx` pixels at `out`, big-endian.
+bool decode_tile(fitsfile* f, const PlainTiles& plain, long row,
+                 std::span<const std::uint8_t> stream, std::uint64_t nx,
+                 std::span<std::uint8_t> out, Scratch& scratch) {
+  if (!plain.quantized) return decode_values(plain, stream, nx, out, scratch);
+  const PlainTiles::Quantized& q = *plain.quantized;
+  // A float's integer fills its place; a double's are decoded aside first.
+  std::span<std::uint8_t> values = out;
+  if (plain.bytepix != plain.stored) {
+    scratch.values.resize(static_cast<std::size_t>(nx * 4));
+    values = scratch.values;
+  }
+  if (!decode_values(plain, stream, nx, values, scratch)) return false;
+  double scale = 0, zero = 0;
+  std::optional<std::int32_t> blank;
+  if (!read_cell(f, q.zscale_column, row, scale) || !read_cell(f, q.zzero_column, row, zero)) {
+    return false;
+  }
+  if (q.zblank_column == -1) blank = q.zblank;
+  if (q.zblank_column > 0 && !read_cell(f, q.zblank_column, row, blank.emplace())) return false;
+  unquantize(values.data(), nx, row, scale, zero, blank, q.method, q.table, plain.bytepix,
+             out.data());
+  return true;
 }
 
 }  // namespace
@@ -150,11 +223,15 @@ bool decode_plain_band(fitsfile* f, std::span<const std::uint8_t> file, const Pl
       if (at - band_first + nx > band_pixels) return false;
       const std::span<std::uint8_t> pixels(out + (at - band_first) * item,
                                            static_cast<std::size_t>(nx * item));
-      if (!decode_tile(plain, stream, nx, pixels, scratch)) return false;
+      if (!decode_tile(f, plain, static_cast<long>(row), stream, nx, pixels, scratch)) {
+        return false;
+      }
       continue;
     }
     scratch.tile.resize(static_cast<std::size_t>(nx * item));
-    if (!decode_tile(plain, stream, nx, scratch.tile, scratch)) return false;
+    if (!decode_tile(f, plain, static_cast<long>(row), stream, nx, scratch.tile, scratch)) {
+      return false;
+    }
     // Scatter the tile's lines (its first axis) to their places in the band.
     std::array<long, MAX_COMPRESS_DIM> index{};
     const std::uint64_t line = static_cast<std::uint64_t>(extent[0]) * item;

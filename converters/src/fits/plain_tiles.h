@@ -1,11 +1,12 @@
 #pragma once
-// Private to src/fits: the tiles of a compressed integer image decoded without CFITSIO, each
-// read once, in place in the memory CFITSIO reads the HDU from. RICE_1 tiles go through the
-// bounded Rice decoder (rice_decode.h), GZIP_1 and GZIP_2 tiles through libdeflate straight into
-// the pixels: both are the guard (tile_guard.h) and the decoding at once. Only tiles that
-// CFITSIO would decode to the same bytes are taken; a band holding any other tile (damaged, kept
-// in another column, of an older layout) is left to the guarded CFITSIO path, which decodes it or
-// refuses it with its usual error.
+// Private to src/fits: the tiles of a compressed image decoded without CFITSIO, each read once,
+// in place in the memory CFITSIO reads the HDU from. RICE_1 tiles go through the bounded Rice
+// decoder (rice_decode.h), GZIP_1 and GZIP_2 tiles through libdeflate straight into the pixels:
+// both are the guard (tile_guard.h) and the decoding at once. The tiles of a quantized float
+// image are 32-bit integers made into pixels as CFITSIO makes them (unquantize.h). Only tiles
+// that CFITSIO would decode to the same bytes are taken; a band holding any other tile (damaged,
+// kept in another column, of an older layout) is left to the guarded CFITSIO path, which decodes
+// it or refuses it with its usual error.
 #include <fitsio.h>
 
 #include <array>
@@ -14,24 +15,42 @@
 #include <span>
 
 #include "fits/tile_bands.h"
+#include "fits/unquantize.h"
 
 namespace fitsasdf::fits {
 
 struct PlainTiles {
   enum class Codec { kRice, kGzip1, kGzip2 };
   Codec codec = Codec::kRice;
-  int bytepix = 0;  ///< Bytes a pixel, as stored and as given.
+  int stored = 0;   ///< Bytes a value in a tile.
+  int bytepix = 0;  ///< Bytes a pixel as given: `stored`, but for a quantized double image.
   int nblock = 0;   ///< Rice's pixels a block.
   int naxis = 0;
   std::array<long, MAX_COMPRESS_DIM> axes{};
   std::array<long, MAX_COMPRESS_DIM> tile{};
   int column = 0;  ///< COMPRESSED_DATA.
+
+  /// A quantized float image's tiles: 32-bit integers, scaled by their row's ZSCALE and ZZERO.
+  struct Quantized {
+    Quantization method;
+    int zscale_column = 0;
+    int zzero_column = 0;
+    int zblank_column = 0;    ///< 0: no ZBLANK; -1: the ZBLANK keyword's; else its column.
+    std::int32_t zblank = 0;  ///< The keyword's value.
+    const float* table = nullptr;  ///< dither_table()
+  };
+  std::optional<Quantized> quantized;
 };
 
-/// How the tiles of the compressed image CFITSIO parsed into `parsed` can be decoded here: an
-/// image of 8-, 16- or 32-bit integers (`bitpix`, the image's) in RICE_1 (its bytes a pixel the
-/// image's), GZIP_1 or GZIP_2, tiled along every axis, with no ZSCALE or ZZERO. Nothing when
-/// it is anything else.
+/// How the tiles of the compressed image CFITSIO parsed into `parsed` can be decoded here, tiled
+/// along every axis (`bitpix` is the image's):
+/// - 8-, 16- or 32-bit integers in RICE_1 (its bytes a pixel the image's), GZIP_1 or GZIP_2,
+///   with no ZSCALE or ZZERO;
+/// - floats or doubles stored without loss (ZQUANTIZ = 'NONE', or no ZSCALE and ZZERO columns)
+///   in GZIP_1 or GZIP_2;
+/// - quantized floats or doubles in RICE_1 (4 bytes a value), GZIP_1 or GZIP_2, with ZSCALE
+///   and ZZERO columns, dithered or not (a dithered image's ZDITHER0 from 1 to 10,000).
+/// Nothing when it is anything else.
 std::optional<PlainTiles> plain_tiles(const FITSfile& parsed, int bitpix);
 
 /// Decode band `band` of `cut` (`cut.band_bytes(band)` bytes at `out`, big-endian) from the

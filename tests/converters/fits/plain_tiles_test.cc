@@ -1,22 +1,28 @@
-// The tiles of compressed integer images decoded without CFITSIO (src/fits/plain_tiles.h and
-// rice_decode.h), checked against CFITSIO's own decoding: its Rice decoders on streams its Rice
-// encoders wrote and on damaged ones, and whole images CFITSIO compressed (RICE_1, GZIP_1,
-// GZIP_2; 8-, 16- and 32-bit; tiles along rows, in blocks that do not divide the image, in 3-D;
-// BLANK pixels) read back by fits_read_img as the guarded CFITSIO path reads them.
+// The tiles of compressed images decoded without CFITSIO (src/fits/plain_tiles.h, rice_decode.h
+// and unquantize.h), checked against CFITSIO's own decoding: its Rice decoders on streams its
+// Rice encoders wrote and on damaged ones, and whole images CFITSIO compressed read back by
+// fits_read_img as the guarded CFITSIO path reads them: integers (RICE_1, GZIP_1, GZIP_2; 8-,
+// 16- and 32-bit; tiles along rows, in blocks that do not divide the image, in 3-D; BLANK
+// pixels), and floats and doubles, quantized (dithered both ways or not, NaN and zero pixels,
+// ZDITHER0 near the table's end, tiles longer than the table) or stored without loss.
 #include <fitsio.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fits/plain_tiles.h"
 #include "fits/rice_decode.h"
 #include "fits/rice_guard.h"
 #include "fits/tile_bands.h"
+#include "fits/unquantize.h"
 #include "support/catch.h"
 #include "support/cfitsio_memory.h"
 
@@ -28,6 +34,9 @@ int fits_rcomp_byte(signed char a[], int nx, unsigned char* c, int clen, int nbl
 int fits_rdecomp(unsigned char* c, int clen, unsigned int array[], int nx, int nblock);
 int fits_rdecomp_short(unsigned char* c, int clen, unsigned short array[], int nx, int nblock);
 int fits_rdecomp_byte(unsigned char* c, int clen, unsigned char array[], int nx, int nblock);
+// CFITSIO's table of dithering offsets (exported by libcfitsio, declared in no header).
+extern float* fits_rand_value;
+int fits_init_randoms(void);
 }
 
 namespace {
@@ -305,6 +314,169 @@ TEST_CASE("plain tiles: other codecs, and pixels CFITSIO converts, are not taken
         {compression, compression == HCOMPRESS_1 ? SHORT_IMG : LONG_IMG, {64, 64}, {}, false},
         random));
     CHECK_FALSE(fitsasdf::fits::plain_tiles(*opened.f->Fptr, SHORT_IMG).has_value());
+  }
+}
+
+TEST_CASE("plain tiles: the dithering table is CFITSIO's", "[plain-tiles]") {
+  const float* ours = fitsasdf::fits::dither_table();
+  REQUIRE(ours != nullptr);
+  REQUIRE(fits_init_randoms() == 0);
+  REQUIRE(std::memcmp(ours, fits_rand_value, 10000 * sizeof(float)) == 0);
+}
+
+struct FloatCase {
+  int compression = RICE_1;
+  int bitpix = FLOAT_IMG;
+  int method = SUBTRACTIVE_DITHER_1;  // or SUBTRACTIVE_DITHER_2, NO_DITHER
+  float level = 4;                    // 0: stored without loss
+  int seed = 0;                       // ZDITHER0 asked for; 0: CFITSIO's choice
+  std::vector<long> axes;
+  std::vector<long> tile;  // empty: one row a tile
+};
+
+/// A noisy sky with NaN, exact-zero and (stored without loss) infinite and -0.0 pixels, of `c`
+/// compressed by CFITSIO as fpack compresses (fits_img_compress, which marks the NaN pixels
+/// ZBLANK): the file's bytes. Row `flat_row` of the first axis, if any, is one value.
+Bytes write_float_compressed(const FloatCase& c, std::mt19937_64& random, long flat_row = -1) {
+  int status = 0;
+  std::size_t n = 1;
+  for (const long a : c.axes) n *= static_cast<std::size_t>(a);
+  std::normal_distribution<double> noise(0.0, 1.0);
+  std::vector<double> values(n);
+  const double sky = static_cast<double>(random() % 1000) - 300.0;
+  for (auto& v : values) {
+    const auto pick = random() % 100;
+    v = pick == 0   ? std::numeric_limits<double>::quiet_NaN()
+        : pick == 1 ? 0.0
+        : pick == 2 ? 5000.0 * noise(random)  // a star
+                    : sky + 3.0 * noise(random);
+    if (c.level == 0 && pick == 3) v = -std::numeric_limits<double>::infinity();
+    if (c.level == 0 && pick == 4) v = -0.0;
+  }
+  if (flat_row >= 0) {
+    const auto width = static_cast<std::size_t>(c.axes[0]);
+    std::fill_n(values.begin() + static_cast<std::ptrdiff_t>(width * flat_row), width, 12.5);
+  }
+  fitsasdf::test::CfitsioWriting plain;
+  std::vector<long> axes = c.axes;
+  fits_create_img(plain.f, c.bitpix, static_cast<int>(axes.size()), axes.data(), &status);
+  fits_write_img(plain.f, TDOUBLE, 1, static_cast<LONGLONG>(n), values.data(), &status);
+  fitsasdf::test::CfitsioWriting packed;
+  fitsfile* f = packed.f;
+  fits_create_img(f, BYTE_IMG, 0, nullptr, &status);
+  fits_set_compression_type(f, c.compression, &status);
+  fits_set_quantize_level(f, c.level, &status);
+  if (c.level != 0) fits_set_quantize_method(f, c.method, &status);
+  if (c.seed != 0) fits_set_dither_seed(f, c.seed, &status);
+  if (!c.tile.empty()) {
+    std::vector<long> tile = c.tile;
+    fits_set_tile_dim(f, static_cast<int>(tile.size()), tile.data(), &status);
+  }
+  fits_img_compress(plain.f, f, &status);
+  REQUIRE(status == 0);
+  return packed.bytes();
+}
+
+TEST_CASE("plain tiles: compressed float images decode as CFITSIO reads them", "[plain-tiles]") {
+  std::mt19937_64 random(17);
+  std::vector<FloatCase> cases;
+  for (const int bitpix : {FLOAT_IMG, DOUBLE_IMG}) {
+    for (const int compression : {RICE_1, GZIP_1, GZIP_2}) {
+      for (const int method : {SUBTRACTIVE_DITHER_1, SUBTRACTIVE_DITHER_2, NO_DITHER}) {
+        cases.push_back({compression, bitpix, method, 4, 0, {300, 40}, {}});
+        cases.push_back({compression, bitpix, method, 16, 9990, {61, 47}, {16, 10}});
+        cases.push_back({compression, bitpix, method, -0.01F, 7, {13, 11, 9}, {5, 4, 2}});
+      }
+      // Tiles of more pixels than the table has values: the walk through it starts again.
+      cases.push_back({compression, bitpix, SUBTRACTIVE_DITHER_1, 4, 10000, {12000, 3}, {}});
+    }
+    for (const int compression : {GZIP_1, GZIP_2}) {
+      cases.push_back({compression, bitpix, 0, 0, 0, {300, 40}, {}});
+      cases.push_back({compression, bitpix, 0, 0, 0, {17, 6, 5}, {17, 6, 2}});
+    }
+  }
+  for (const FloatCase& c : cases) {
+    INFO("compression " << c.compression << ", BITPIX " << c.bitpix << ", method " << c.method
+                        << ", level " << c.level << ", seed " << c.seed << ", "
+                        << c.axes.size() << " axes");
+    fitsasdf::test::CfitsioReading opened(write_float_compressed(c, random));
+    fitsfile* f = opened.f;
+    int status = 0;
+    const auto plain = fitsasdf::fits::plain_tiles(*f->Fptr, c.bitpix);
+    REQUIRE(plain.has_value());
+    CHECK(plain->quantized.has_value() == (c.level != 0));
+    const auto item = static_cast<std::uint64_t>(-c.bitpix / 8);
+    const auto cut = fitsasdf::fits::cut_into_bands(*f->Fptr, c.axes, item, 20000);
+    std::uint64_t pixels = 1;
+    for (const long a : c.axes) pixels *= static_cast<std::uint64_t>(a);
+    Bytes ours(pixels * item);
+    for (long band = 0; band < cut.bands; ++band) {
+      INFO("band " << band << " of " << cut.bands);
+      REQUIRE(fitsasdf::fits::decode_plain_band(f, opened.file, *plain, cut, band,
+                                                ours.data() + cut.band_offset(band)));
+    }
+    // The guarded path's reading: a NaN of every bit set for the undefined pixels of a
+    // quantized image, no null value for one stored without loss.
+    Bytes theirs(pixels * item);
+    fits_set_bscale(f, 1.0, 0.0, &status);
+    auto float_nan = std::bit_cast<float>(~std::uint32_t{0});
+    auto double_nan = std::bit_cast<double>(~std::uint64_t{0});
+    void* null_value = c.level == 0             ? nullptr
+                       : c.bitpix == FLOAT_IMG ? static_cast<void*>(&float_nan)
+                                               : static_cast<void*>(&double_nan);
+    int anynul = 0;
+    fits_read_img(f, c.bitpix == FLOAT_IMG ? TFLOAT : TDOUBLE, 1, static_cast<LONGLONG>(pixels),
+                  null_value, theirs.data(), &anynul, &status);
+    REQUIRE(status == 0);
+    std::uint64_t undefined = 0;  // NaN pixels (of every bit set, when quantized)
+    for (std::uint64_t i = 0; i < pixels; ++i) {
+      const auto at = theirs.begin() + static_cast<std::ptrdiff_t>(i * item);
+      std::reverse(at, at + static_cast<std::ptrdiff_t>(item));
+      const bool all_set = std::all_of(at, at + static_cast<std::ptrdiff_t>(item),
+                                       [](std::uint8_t b) { return b == 0xff; });
+      const bool nan = (at[0] & 0x7f) == 0x7f && (at[1] & 0xf0) != 0 &&
+                       std::any_of(at + 1, at + static_cast<std::ptrdiff_t>(item),
+                                   [](std::uint8_t b) { return b != 0; });
+      undefined += (c.level != 0 ? all_set : nan) ? 1 : 0;
+    }
+    CHECK(undefined > 0);
+    REQUIRE(ours == theirs);
+  }
+}
+
+TEST_CASE("plain tiles: float images CFITSIO keeps aside are not taken", "[plain-tiles]") {
+  std::mt19937_64 random(23);
+  fitsasdf::test::CfitsioReading opened(write_float_compressed(
+      {HCOMPRESS_1, FLOAT_IMG, SUBTRACTIVE_DITHER_1, 4, 0, {64, 64}, {}}, random));
+  CHECK_FALSE(fitsasdf::fits::plain_tiles(*opened.f->Fptr, FLOAT_IMG).has_value());
+}
+
+TEST_CASE("plain tiles: a float tile CFITSIO could not quantize leaves its band to CFITSIO",
+          "[plain-tiles]") {
+  // fpack stores a tile it cannot quantize (here: one value throughout) without loss, gzipped
+  // into a column of its own; its COMPRESSED_DATA is empty.
+  std::mt19937_64 random(29);
+  for (const int compression : {RICE_1, GZIP_1, GZIP_2}) {
+    INFO("compression " << compression);
+    Bytes bytes = write_float_compressed(
+        {compression, FLOAT_IMG, SUBTRACTIVE_DITHER_1, 4, 0, {200, 20}, {}}, random, 7);
+    fitsasdf::test::CfitsioReading opened(std::move(bytes));
+    fitsfile* f = opened.f;
+    const auto plain = fitsasdf::fits::plain_tiles(*f->Fptr, FLOAT_IMG);
+    REQUIRE(plain.has_value());
+    REQUIRE(f->Fptr->cn_gzip_data > 0);
+    const auto cut = fitsasdf::fits::cut_into_bands(*f->Fptr, std::vector<long>{200, 20}, 4, 4000);
+    REQUIRE(cut.bands > 2);
+    Bytes out(200 * 20 * 4);
+    long refused = 0;
+    for (long band = 0; band < cut.bands; ++band) {
+      const bool holds = cut.first_slab(band) <= 7 && 7 < cut.end_slab(band);
+      const bool decoded = fitsasdf::fits::decode_plain_band(f, opened.file, *plain, cut, band,
+                                                             out.data() + cut.band_offset(band));
+      CHECK(decoded == !holds);
+      refused += decoded ? 0 : 1;
+    }
+    CHECK(refused == 1);
   }
 }
 
