@@ -76,8 +76,9 @@ class Job:
 
     @property
     def fpack_option(self):
-        """fpack's option for a tile-compressed input (tiled_rice*: -r, tiled_gzip: -g), or None."""
-        if self.source.startswith("tiled_rice"):
+        """fpack's option for a tile-compressed input (tiled_rice*, tiled_float: -r; tiled_gzip:
+        -g), or None."""
+        if self.source.startswith("tiled_rice") or self.source == "tiled_float":
             return "-r"
         return "-g" if self.source.startswith("tiled_gzip") else None
 
@@ -229,6 +230,7 @@ def issue28_targets(results, quick):
 
     tiles = "\"Tile-compressed images in bounded memory and on every core\""
     for job, tool in [("tiled 64 MiB RICE_1", "funpack"), ("tiled 64 MiB GZIP_1", "funpack"),
+                      ("tiled 64 MiB float32 RICE_1 (quantized)", "funpack"),
                       (tiled_big, "funpack"), ("tiled 64 MiB RICE_1 to FITS", "fpack"),
                       (tiled_big + " to FITS", "fpack")]:
         r = row.get((job, "fitsasdf"))
@@ -544,6 +546,7 @@ def jobs(quick, selected=None):
         Job("u16 256 MiB BZERO", "u16_256mib", no_checksum=True),
         Job("tiled 64 MiB RICE_1", "tiled_rice"),
         Job("tiled 64 MiB GZIP_1", "tiled_gzip"),
+        Job("tiled 64 MiB float32 RICE_1 (quantized)", "tiled_float"),
         Job(big_tiled_label, big_tiled, skip=(MODULE, "python")),
         Job("200 extensions", "mef200"),
         Job("5000-card header", "hdr5000"),

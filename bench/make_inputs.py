@@ -117,6 +117,20 @@ def write_tiled_image(path, naxis1, naxis2, seed, fpack_option):
     os.replace(packed, path)
 
 
+def write_tiled_float_image(path, naxis1, naxis2, seed, fpack_option):
+    """The float32 sky of write_float_image quantized and tile-compressed by fpack with
+    `fpack_option` (-r: RICE_1 at fpack's default q = 4 with SUBTRACTIVE_DITHER_1, one tile a
+    row): how surveys ship float images."""
+    plain = path + ".plain.fits"
+    write_float_image(plain, naxis1, naxis2, seed)
+    packed = plain + ".fz"
+    if os.path.exists(packed):
+        os.remove(packed)
+    subprocess.run(["fpack", fpack_option, "-O", packed, plain], check=True, capture_output=True)
+    os.remove(plain)
+    os.replace(packed, path)
+
+
 def write_many_extensions(path, count, side, seed):
     """A primary HDU without data and `count` small float32 SCI image extensions with WCS cards."""
     rng = np.random.default_rng(seed)
@@ -524,6 +538,10 @@ def inputs(quick):
         "tiled_gzip": (
             "int16 image 8192 x 4096, BZERO 32768, GZIP_1 tiles by fpack -g (64 MiB raw)",
             write_tiled_image, (8192, 4096, 9, "-g")
+        ),
+        "tiled_float": (
+            "float32 image 8192 x 2048, quantized RICE_1 tiles by fpack -r (64 MiB raw)",
+            write_tiled_float_image, (8192, 2048, 13, "-r")
         ),
         big_tiled: (
             "int16 image 16384 x %d, BZERO 32768, RICE_1 tiles by fpack -r (%s raw)"
