@@ -261,6 +261,8 @@ std::string describe_for_error(const Node& node) {
 }
 
 NodePtr deep_copy(const NodePtr& root) {
+  // A scalar (a header card's value, copied for every card) needs no record of shared nodes.
+  if (root && !root->is_sequence() && !root->is_mapping()) return std::make_shared<Node>(*root);
   std::unordered_map<const Node*, NodePtr> done;
   return copy_node(root, done);
 }

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "asdfcore/error.h"
+#include "tree/plain_scalar.h"
 #include "asdfcore/tree/yaml.h"
 
 namespace asdfcore::tree {
@@ -575,6 +576,18 @@ NodePtr resolve_plain_scalar(std::string_view text) {
   }
   if (text == "=") return tagged_string(text, kValueTag);
   return Node::make_string(std::string(text));
+}
+
+bool plain_scalar_is_string(std::string_view text) {
+  // The tests of resolve_plain_scalar, in its order; a pattern that matches makes another type
+  // (or refuses the text), never the same string.
+  bool flag = false;
+  if (is_bool_word(text, flag) || matches_float(text) || matches_int(text) || text == "<<" ||
+      is_null_word(text) || text == "=") {
+    return false;
+  }
+  Timestamp ts;
+  return text.empty() || !is_digit(text.front()) || !match_timestamp(text, true, ts);
 }
 
 NodePtr construct_standard_scalar(std::string_view tag, std::string_view text) {

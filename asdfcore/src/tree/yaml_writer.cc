@@ -18,6 +18,7 @@
 #include "asdfcore/error.h"
 #include "asdfcore/tree/node.h"
 #include "asdfcore/tree/yaml.h"
+#include "tree/plain_scalar.h"
 
 namespace asdfcore::tree {
 namespace {
@@ -143,15 +144,6 @@ const Node* child(const Node& node, std::size_t i) {
   return (i % 2 == 0 ? entry.first : entry.second).get();
 }
 
-// True when PyYAML's plain scalar `text` reads back as the string `text`.
-bool plain_reads_back(const std::string& text) {
-  try {
-    const NodePtr node = resolve_plain_scalar(text);
-    return node->is_string() && node->tag().empty() && node->as_string() == text;
-  } catch (const Error&) {
-    return false;
-  }
-}
 
 // True when PyYAML would write a kAny collection in flow style: every child is a scalar
 // without a chosen style (binary is written as a literal block, so it counts as styled).
@@ -304,7 +296,7 @@ class Writer {
         typed_scalar(format_float(node.as_double()), node);
         return;
       case NodeKind::kString:
-        scalar(node.as_string(), node.tag(), plain_reads_back(node.as_string()), true,
+        scalar(node.as_string(), node.tag(), plain_scalar_is_string(node.as_string()), true,
                libyaml_style(node.scalar_style));
         return;
       case NodeKind::kBinary: {

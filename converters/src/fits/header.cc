@@ -131,6 +131,7 @@ Header read_header(std::string_view bytes, int hdu, const std::string& file_name
 
   Header header;
   const std::size_t n_cards = *end / kCardSize;
+  header.cards.reserve(n_cards);
   std::size_t first = 0;
   while (first < n_cards) {
     std::size_t last = first + 1;

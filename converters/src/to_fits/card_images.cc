@@ -46,8 +46,22 @@ std::optional<std::string> utf8_to_latin1(std::string_view s) {
   return out;
 }
 
-/// The card `card` as the tree holds it (card_to_node, then normalised).
-TreeCard tree_card_of(const Card& card) { return read_tree_card(*card_to_node(card), ""); }
+/// The card `card` as the tree holds it: what read_tree_card makes of card_to_node's entry,
+/// without building the entry (this runs for every card of every header). The value is
+/// `card`'s own node, to be read, not changed.
+TreeCard tree_card_of(const Card& card) {
+  static const NodePtr kNull = Node::make_null();
+  TreeCard c;
+  c.value = kNull;
+  const bool blank_value =
+      !card.value || (card.value->is_string() && card.value->as_string().empty());
+  if (card.keyword.empty() && blank_value && card.comment.empty()) return c;  // blank card
+  const bool hierarch = !card.images.empty() && card.images.front().starts_with("HIERARCH ");
+  c.keyword = hierarch ? "HIERARCH " + card.keyword : card.keyword;
+  if (card.value) c.value = card.value;
+  c.comment = card.comment;
+  return c;
+}
 
 std::string joined(const std::vector<std::string>& images) {
   std::string out;
@@ -55,10 +69,20 @@ std::string joined(const std::vector<std::string>& images) {
   return out;
 }
 
+/// True when `images`, one after another, are `text`.
+bool same_text(std::string_view text, const std::vector<std::string>& images) {
+  std::size_t at = 0;
+  for (const auto& i : images) {
+    if (text.size() - at < i.size() || text.compare(at, i.size(), i) != 0) return false;
+    at += i.size();
+  }
+  return at == text.size();
+}
+
 bool formats_as(const Card& card) {
   try {
     const TreeCard c = tree_card_of(card);
-    return fits::format_card(c.keyword, c.value, c.comment).images == joined(card.images);
+    return same_text(fits::format_card(c.keyword, c.value, c.comment).images, card.images);
   } catch (const Error&) {
     return false;  // a value the formatter refuses (an overflowed float): keep the image
   }

@@ -10,6 +10,7 @@
 // repr(value), timestamps were date/datetime objects (kept as text here), kError rows raised
 // the quoted Python error. The "[interop]" case checks the same table at run time.
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <limits>
@@ -23,6 +24,7 @@
 #include "asdfcore/tree/node.h"
 #include "asdfcore/tree/yaml.h"
 #include "support/catch.h"
+#include "tree/plain_scalar.h"
 #include "support/paths.h"
 #include "support/run.h"
 #include "support/temp_dir.h"
@@ -282,6 +284,42 @@ TEST_CASE("resolve_plain_scalar types plain scalars as PyYAML's SafeLoader", "[s
     }
     check_node(row, *resolve_plain_scalar(row.text));
   }
+}
+
+TEST_CASE("plain_scalar_is_string answers as resolve_plain_scalar", "[scalar]") {
+  // The writer's shortcut must say "string" exactly when the resolver gives back the same
+  // untagged string: every row of the table, and a few thousand texts made of the characters
+  // the patterns turn on.
+  const auto resolver_says = [](std::string_view text) {
+    try {
+      const auto node = resolve_plain_scalar(text);
+      return node->is_string() && node->tag().empty() && node->as_string() == text;
+    } catch (const Error&) {
+      return false;
+    }
+  };
+  for (const Row& row : kRows) {
+    INFO("text '" << row.text << "'");
+    CHECK(asdfcore::tree::plain_scalar_is_string(row.text) == resolver_says(row.text));
+  }
+  const std::string_view alphabet = "0123456789+-._:eE~<=xXoObBTtYyNnZz ";
+  std::uint64_t state = 7;
+  long strings = 0;
+  for (int i = 0; i < 20000; ++i) {
+    std::string text;
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    const auto length = static_cast<std::size_t>((state >> 33) % 12);
+    for (std::size_t k = 0; k < length; ++k) {
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+      text += alphabet[(state >> 33) % alphabet.size()];
+    }
+    INFO("text '" << text << "'");
+    const bool expected = resolver_says(text);
+    strings += expected ? 1 : 0;
+    REQUIRE(asdfcore::tree::plain_scalar_is_string(text) == expected);
+  }
+  CHECK(strings > 1000);
+  CHECK(strings < 19000);
 }
 
 TEST_CASE("plain scalars in a document get the same types", "[scalar]") {
