@@ -36,7 +36,7 @@ using to_fits::kTrailerKey;
 /// DATE-OBS), values that are strings of at most 60 characters, numbers or booleans, comments of
 /// at most 60 characters, and no keys besides header and data.
 std::string standard_schema_misfit(const std::vector<hdu::HduOutput>& outputs,
-                                   const std::vector<std::vector<Card>>& headers) {
+                                   const std::vector<const std::vector<Card>*>& headers) {
   for (const auto& out : outputs) {
     for (const auto& [k, v] : out.item->entries()) {
       if (k->as_string() != "header" && k->as_string() != "data") {
@@ -46,31 +46,33 @@ std::string standard_schema_misfit(const std::vector<hdu::HduOutput>& outputs,
     }
   }
   for (std::size_t h = 0; h < headers.size(); ++h) {
-    for (const auto& c : headers[h]) {
-      const std::string where = "HDU " + std::to_string(h + 1) + ", card '" + c.keyword + "': ";
-      if (c.keyword.size() > 8) return where + "keyword longer than 8 characters";
+    for (const auto& c : *headers[h]) {
+      const auto where = [&] {
+        return "HDU " + std::to_string(h + 1) + ", card '" + c.keyword + "': ";
+      };
+      if (c.keyword.size() > 8) return where() + "keyword longer than 8 characters";
       for (char ch : c.keyword) {
         if (!((ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' || ch == '-')) {
-          return where + "keyword with a character outside A-Z, 0-9, '_' and '-'";
+          return where() + "keyword with a character outside A-Z, 0-9, '_' and '-'";
         }
       }
-      if (c.comment.size() > 60) return where + "comment longer than 60 characters";
+      if (c.comment.size() > 60) return where() + "comment longer than 60 characters";
       if (!c.value) continue;
       switch (c.value->kind()) {
         case asdfcore::tree::NodeKind::kString:
-          if (!c.value->tag().empty()) return where + "complex value";
-          if (c.value->as_string().size() > 60) return where + "string longer than 60 characters";
+          if (!c.value->tag().empty()) return where() + "complex value";
+          if (c.value->as_string().size() > 60) return where() + "string longer than 60 characters";
           break;
         case asdfcore::tree::NodeKind::kBool:
         case asdfcore::tree::NodeKind::kInt:
         case asdfcore::tree::NodeKind::kFloat:
           break;
         case asdfcore::tree::NodeKind::kNull:
-          return where + "undefined value";
+          return where() + "undefined value";
         case asdfcore::tree::NodeKind::kBigInt:
-          return where + "integer beyond 64 bits";
+          return where() + "integer beyond 64 bits";
         default:
-          return where + "value the schema has no type for";
+          return where() + "value the schema has no type for";
       }
     }
   }
@@ -126,7 +128,7 @@ ConversionReport convert_fits_to_asdf(const std::string& input, const std::strin
                                       const ConvertOptions& options) {
   if (!options.overwrite) refuse_existing_output(output);
   progress::Meter meter(options.control, input);
-  const fits::FitsFile file = fits::FitsFile::open(input, options.limits.max_memory);
+  fits::FitsFile file = fits::FitsFile::open(input, options.limits.max_memory);
   const auto& bytes = file.bytes();
   // Every header was read once by the walk: first look for an ASDF extension.
   const std::vector<Header>& parsed = file.headers();
@@ -141,14 +143,15 @@ ConversionReport convert_fits_to_asdf(const std::string& input, const std::strin
       break;
     }
   }
-  if (embedded_asdf) return extract_embedded_asdf(input, output, options);
+  if (embedded_asdf) {
+    return embedded::extract_embedded_asdf(std::move(file), input, output, options);
+  }
   std::uint64_t data_bytes = 0;
   for (const auto& extent : file.hdus()) data_bytes += extent.data_size;
   meter.start(data_bytes, static_cast<int>(file.hdus().size()), "read");
   const auto registry = hdu::HduConverterRegistry::with_builtins();
   hdu::BlockSink sink;
   std::vector<hdu::HduOutput> outputs;
-  std::vector<std::vector<Card>> headers;
   // Per HDU, the key and node of the card images the fixed format would not write back (see
   // to_fits/card_images.h), added to the items once the fits tag is chosen.
   std::vector<std::pair<std::string_view, NodePtr>> card_images;
@@ -179,8 +182,6 @@ ConversionReport convert_fits_to_asdf(const std::string& input, const std::strin
                                  ? to_fits::kCompressedCardImagesKey
                                  : to_fits::kCardImagesKey,
                              to_fits::record_card_images(header));
-    headers.push_back(outputs.back().shown_cards.empty() ? std::move(in.cards)
-                                                         : outputs.back().shown_cards);
   }
   // Bytes after the last HDU's data that are not exactly its padding to 2880 bytes (a stray
   // byte, padding cut short, an appended trailer) are kept whole, that padding included.
@@ -208,6 +209,12 @@ ConversionReport convert_fits_to_asdf(const std::string& input, const std::strin
                                        "` (the last HDU's padding as found, and what follows it)"});
   }
 
+  // Each HDU's cards as the tree shows them: the converter's when it replaced them (a
+  // decompressed image's), else the file's.
+  std::vector<const std::vector<Card>*> headers;
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    headers.push_back(outputs[i].shown_cards.empty() ? &parsed[i].cards : &outputs[i].shown_cards);
+  }
   ConversionReport report;
   report.input = input;
   report.output = output;
@@ -248,7 +255,7 @@ ConversionReport convert_fits_to_asdf(const std::string& input, const std::strin
     if (card_images[i].second && !standard) {
       outputs[i].item->set(card_images[i].first, card_images[i].second);
     }
-    r.name = native_key(headers[i], r.index, used);
+    r.name = native_key(*headers[i], r.index, used);
     if (outputs[i].native) {
       native.emplace_back(r.name, outputs[i].native);
       // Root `data`: the first HDU whose data has elements (not a zero-size array).

@@ -39,11 +39,6 @@ struct FitsWithHeaders {
   std::vector<hdu::HduInput> hdus;
 };
 
-FitsWithHeaders open_fits(const std::string& path, std::uint64_t max_memory) {
-  FitsWithHeaders f{fits::FitsFile::open(path, max_memory), {}};
-  for (const auto& extent : f.file.hdus()) f.hdus.push_back(hdu::read_hdu_input(f.file, extent));
-  return f;
-}
 
 /// The HDUs of a file by EXTNAME and EXTVER, read once: a file whose tree pulls in one array
 /// from each of N HDUs looked each one up by reading every header again, N^2 header reads
@@ -190,8 +185,17 @@ int find_embedded_asdf(const std::string& fits_path) {
 
 ConversionReport extract_embedded_asdf(const std::string& input, const std::string& output,
                                        const ConvertOptions& options) {
+  return embedded::extract_embedded_asdf(fits::FitsFile::open(input, options.limits.max_memory),
+                                         input, output, options);
+}
+
+ConversionReport embedded::extract_embedded_asdf(fits::FitsFile file, const std::string& input,
+                                                 const std::string& output,
+                                                 const ConvertOptions& options) {
   progress::Meter meter(options.control, input);
-  const FitsWithHeaders f = open_fits(input, options.limits.max_memory);
+  // The HDUs refer to the file held here, which stays put.
+  FitsWithHeaders f{std::move(file), {}};
+  for (const auto& extent : f.file.hdus()) f.hdus.push_back(hdu::read_hdu_input(f.file, extent));
   const HduIndex index(f.hdus);
   const int asdf_at = index.find("ASDF", -1);
   if (asdf_at < 0) {

@@ -84,8 +84,8 @@ class BlockSink {
 struct HduInput {
   const fits::FitsFile& file;
   const fits::HduExtent& extent;
-  std::vector<Card> cards;           ///< The header as read (for a tile-compressed image: the
-                                     ///< header of the compressed table).
+  const std::vector<Card>& cards;    ///< The header as read (for a tile-compressed image: the
+                                     ///< header of the compressed table), `file`'s.
   asdfcore::io::Buffer data;         ///< The data as stored (unpadded; tables include the heap).
 
   /// Return the context of errors about this HDU: the file and the HDU number.
