@@ -64,12 +64,16 @@ struct HeaderOptions {
 };
 
 /// A whole header: its cards, and what follows them up to the data, kept for a byte-identical
-/// rebuild (`images` of every card + `end_image` + `padding` == the header bytes).
+/// rebuild: `images` of every card + `end_image` + `padding`, then blanks up to `size`, are
+/// the header bytes.
 struct Header {
   std::vector<Card> cards;  ///< Every card before END, in file order (duplicates kept).
   std::string end_image;    ///< The 80-byte END card as read.
-  std::string padding;      ///< The bytes after the END card up to the end of its block.
-  std::size_t size = 0;     ///< Bytes from the start of the header to the start of the data.
+  /// The bytes after the END card up to the end of its block when any of them is not a blank;
+  /// empty when they are all blanks, as FITS pads a header (a file of 100,000 HDUs would
+  /// otherwise hold 200 MB of them).
+  std::string padding;
+  std::size_t size = 0;  ///< Bytes from the start of the header to the start of the data.
 };
 
 /// Read the header at the start of `bytes` (the header of HDU `hdu`, 1-based, of `file_name`):

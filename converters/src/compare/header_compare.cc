@@ -218,8 +218,12 @@ HeaderResult compare_headers_in_place(const Header& a, const Header& b,
 
   if (a.end_image != b.end_image) r.notes.push_back("the END cards differ");
   if (a.padding != b.padding) {
-    r.notes.push_back("the bytes after the END card differ (" + std::to_string(a.padding.size()) +
-                      " and " + std::to_string(b.padding.size()) + " bytes)");
+    // An empty padding is all blanks (Header::padding).
+    const auto shown = [](const Header& h) {
+      return h.padding.empty() ? std::string("blanks") : std::to_string(h.padding.size()) + " bytes";
+    };
+    r.notes.push_back("the bytes after the END card differ (" + shown(a) + " and " + shown(b) +
+                      ")");
   }
   if (real > 0) {
     r.match = HeaderMatch::kDifferent;

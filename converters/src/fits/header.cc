@@ -170,7 +170,10 @@ Header read_header(std::string_view bytes, int hdu, const std::string& file_name
   const std::size_t after_end = *end + kCardSize;
   header.size = (after_end + kBlockSize - 1) / kBlockSize * kBlockSize;
   if (after_end < bytes.size()) {
-    header.padding = std::string(bytes.substr(after_end, header.size - after_end));
+    const std::string_view padding = bytes.substr(after_end, header.size - after_end);
+    if (padding.find_first_not_of(' ') != std::string_view::npos) {
+      header.padding = std::string(padding);
+    }
   }
   return header;
 }

@@ -410,6 +410,7 @@ TEST_CASE("every header of the corpus reads as astropy 5.2.1 shows it", "[header
         for (const std::string& image : c.images) rebuilt += image;
       }
       rebuilt += header.end_image + header.padding;
+      rebuilt.resize(header.size, ' ');  // blank padding is not kept
       CHECK(rebuilt == bytes);
       CHECK(header.size == bytes.size());
 
@@ -677,6 +678,7 @@ TEST_CASE("END ends the header as astropy's readers find it", "[header]") {
   const fitsasdf::Header h2 = read_header(block(many + end), 1, "x.fits");
   CHECK(h2.cards.size() == 40);
   CHECK(h2.size == 5760);
+  CHECK(h2.padding.empty());  // only blanks after END: not kept
 }
 
 TEST_CASE("card_to_node writes the lists asdf-astropy writes and reads back", "[header]") {
