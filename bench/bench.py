@@ -560,7 +560,7 @@ def jobs(quick, selected=None):
         Job("tiled 64 MiB GZIP_1", "tiled_gzip"),
         Job("tiled 64 MiB float32 RICE_1 (quantized)", "tiled_float"),
         Job(big_tiled_label, big_tiled, skip=(MODULE, "python")),
-        Job("200 extensions", "mef200", header_floor=True),
+        Job("200 extensions", "mef200", header_floor=True, md5sum=True),
         Job("5000-card header", "hdr5000", header_floor=True),
         Job("table 5M rows x 10 cols", "table5m", no_checksum=True),
         Job(big_label + " to FITS", big, kind="to_fits", no_verify=True),
