@@ -103,32 +103,31 @@ def write_uint16_image(path, naxis1, naxis2, seed):
     stream.close()
 
 
-def write_tiled_image(path, naxis1, naxis2, seed, fpack_option):
-    """A uint16-like int16 sky (the u16 frame's statistics) tile-compressed by fpack with
-    `fpack_option` (-r: RICE_1, -g: GZIP_1; one tile a row, fpack's default). fpack writes the
-    time into its checksum cards' comments: the bytes, unlike the data, differ between runs."""
+def _fpacked(path, write_plain, fpack_option):
+    """Write the plain image with `write_plain(plain_path)`, then fpack it with `fpack_option`
+    into `path`. fpack writes the time into its checksum cards' comments: the bytes, unlike the
+    data, differ between runs."""
     plain = path + ".plain.fits"
-    write_uint16_image(plain, naxis1, naxis2, seed)
+    write_plain(plain)
     packed = plain + ".fz"
     if os.path.exists(packed):
         os.remove(packed)
     subprocess.run(["fpack", fpack_option, "-O", packed, plain], check=True, capture_output=True)
     os.remove(plain)
     os.replace(packed, path)
+
+
+def write_tiled_image(path, naxis1, naxis2, seed, fpack_option):
+    """A uint16-like int16 sky (the u16 frame's statistics) tile-compressed by fpack with
+    `fpack_option` (-r: RICE_1, -g: GZIP_1; one tile a row, fpack's default)."""
+    _fpacked(path, lambda plain: write_uint16_image(plain, naxis1, naxis2, seed), fpack_option)
 
 
 def write_tiled_float_image(path, naxis1, naxis2, seed, fpack_option):
     """The float32 sky of write_float_image quantized and tile-compressed by fpack with
     `fpack_option` (-r: RICE_1 at fpack's default q = 4 with SUBTRACTIVE_DITHER_1, one tile a
     row): how surveys ship float images."""
-    plain = path + ".plain.fits"
-    write_float_image(plain, naxis1, naxis2, seed)
-    packed = plain + ".fz"
-    if os.path.exists(packed):
-        os.remove(packed)
-    subprocess.run(["fpack", fpack_option, "-O", packed, plain], check=True, capture_output=True)
-    os.remove(plain)
-    os.replace(packed, path)
+    _fpacked(path, lambda plain: write_float_image(plain, naxis1, naxis2, seed), fpack_option)
 
 
 def write_many_extensions(path, count, side, seed):

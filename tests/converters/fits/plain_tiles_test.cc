@@ -176,6 +176,19 @@ TEST_CASE("plain tiles: the bounded Rice decoder gives up where CFITSIO would re
   CHECK(refused > 100);
 }
 
+/// Every band of `cut` decoded by decode_plain_band, each required to decode: the image's
+/// `bytes` bytes, big-endian.
+Bytes decode_all_bands(fitsfile* f, const Bytes& file, const PlainTiles& plain,
+                       const fitsasdf::fits::TileBands& cut, std::uint64_t bytes) {
+  Bytes out(bytes);
+  for (long band = 0; band < cut.bands; ++band) {
+    INFO("band " << band << " of " << cut.bands);
+    REQUIRE(fitsasdf::fits::decode_plain_band(f, file, plain, cut, band,
+                                              out.data() + cut.band_offset(band)));
+  }
+  return out;
+}
+
 struct ImageCase {
   int compression = RICE_1;
   int bitpix = SHORT_IMG;
@@ -249,12 +262,7 @@ TEST_CASE("plain tiles: compressed integer images decode as CFITSIO reads them",
     const auto cut = fitsasdf::fits::cut_into_bands(*f->Fptr, c.axes, item, 2000);
     std::uint64_t pixels = 1;
     for (const long a : c.axes) pixels *= static_cast<std::uint64_t>(a);
-    Bytes ours(pixels * item);
-    for (long band = 0; band < cut.bands; ++band) {
-      INFO("band " << band << " of " << cut.bands);
-      REQUIRE(fitsasdf::fits::decode_plain_band(f, file, *plain, cut, band,
-                                                ours.data() + cut.band_offset(band)));
-    }
+    const Bytes ours = decode_all_bands(f, file, *plain, cut, pixels * item);
     // The guarded path's reading: stored values, no scaling, no null value.
     Bytes theirs(pixels * item);
     fits_set_bscale(f, 1.0, 0.0, &status);
@@ -409,12 +417,7 @@ TEST_CASE("plain tiles: compressed float images decode as CFITSIO reads them", "
     const auto cut = fitsasdf::fits::cut_into_bands(*f->Fptr, c.axes, item, 20000);
     std::uint64_t pixels = 1;
     for (const long a : c.axes) pixels *= static_cast<std::uint64_t>(a);
-    Bytes ours(pixels * item);
-    for (long band = 0; band < cut.bands; ++band) {
-      INFO("band " << band << " of " << cut.bands);
-      REQUIRE(fitsasdf::fits::decode_plain_band(f, opened.file, *plain, cut, band,
-                                                ours.data() + cut.band_offset(band)));
-    }
+    const Bytes ours = decode_all_bands(f, opened.file, *plain, cut, pixels * item);
     // The guarded path's reading: a NaN of every bit set for the undefined pixels of a
     // quantized image, no null value for one stored without loss.
     Bytes theirs(pixels * item);
