@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "asdfcore/error.h"
-#include "tree/plain_scalar.h"
 #include "asdfcore/tree/yaml.h"
+#include "tree/plain_scalar.h"
 
 namespace asdfcore::tree {
 namespace {

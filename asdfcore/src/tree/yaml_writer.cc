@@ -144,7 +144,6 @@ const Node* child(const Node& node, std::size_t i) {
   return (i % 2 == 0 ? entry.first : entry.second).get();
 }
 
-
 // True when PyYAML would write a kAny collection in flow style: every child is a scalar
 // without a chosen style (binary is written as a literal block, so it counts as styled).
 bool prefers_flow(const Node& node) {

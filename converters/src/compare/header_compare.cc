@@ -220,7 +220,8 @@ HeaderResult compare_headers_in_place(const Header& a, const Header& b,
   if (a.padding != b.padding) {
     // An empty padding is all blanks (Header::padding).
     const auto shown = [](const Header& h) {
-      return h.padding.empty() ? std::string("blanks") : std::to_string(h.padding.size()) + " bytes";
+      return h.padding.empty() ? std::string("blanks")
+                               : std::to_string(h.padding.size()) + " bytes";
     };
     r.notes.push_back("the bytes after the END card differ (" + shown(a) + " and " + shown(b) +
                       ")");

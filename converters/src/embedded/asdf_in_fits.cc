@@ -39,7 +39,6 @@ struct FitsWithHeaders {
   std::vector<hdu::HduInput> hdus;
 };
 
-
 /// The HDUs of a file by EXTNAME and EXTVER, read once: a file whose tree pulls in one array
 /// from each of N HDUs looked each one up by reading every header again, N^2 header reads
 /// (issue 28; 100,000 HDUs took minutes).

@@ -97,8 +97,8 @@ bool inflate_exactly(libdeflate_decompressor* inflater, std::span<const std::uin
 }
 
 /// Decode one tile's stream into its `nx` stored values at `out`, big-endian.
-bool decode_values(const PlainTiles& plain, std::span<const std::uint8_t> stream,
-                   std::uint64_t nx, std::span<std::uint8_t> out, Scratch& scratch) {
+bool decode_values(const PlainTiles& plain, std::span<const std::uint8_t> stream, std::uint64_t nx,
+                   std::span<std::uint8_t> out, Scratch& scratch) {
   switch (plain.codec) {
     case PlainTiles::Codec::kRice:
       return rice_decode(stream, nx, plain.nblock, plain.stored, out);
@@ -178,7 +178,7 @@ bool decode_plain_band(fitsfile* f, std::span<const std::uint8_t> file, const Pl
   const LONGLONG heap = data + f->Fptr->heapstart;
   const int naxis = plain.naxis;
   const auto item = static_cast<std::uint64_t>(plain.bytepix);
-  std::array<long, MAX_COMPRESS_DIM> across{};    // tiles along each axis
+  std::array<long, MAX_COMPRESS_DIM> across{};           // tiles along each axis
   std::array<std::uint64_t, MAX_COMPRESS_DIM> stride{};  // pixels between steps along each axis
   std::uint64_t step = 1;
   for (int k = 0; k < naxis; ++k) {
@@ -238,8 +238,8 @@ bool decode_plain_band(fitsfile* f, std::span<const std::uint8_t> file, const Pl
     for (std::uint64_t from = 0; from < nx * item; from += line) {
       std::uint64_t pixel = at;
       for (int k = 1; k < naxis; ++k) pixel += static_cast<std::uint64_t>(index[k]) * stride[k];
-      if (pixel < band_first || pixel - band_first + static_cast<std::uint64_t>(extent[0]) >
-                                    band_pixels) {
+      if (pixel < band_first ||
+          pixel - band_first + static_cast<std::uint64_t>(extent[0]) > band_pixels) {
         return false;
       }
       std::memcpy(out + (pixel - band_first) * item, scratch.tile.data() + from, line);

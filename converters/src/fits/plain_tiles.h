@@ -35,8 +35,8 @@ struct PlainTiles {
     Quantization method;
     int zscale_column = 0;
     int zzero_column = 0;
-    int zblank_column = 0;    ///< 0: no ZBLANK; -1: the ZBLANK keyword's; else its column.
-    std::int32_t zblank = 0;  ///< The keyword's value.
+    int zblank_column = 0;         ///< 0: no ZBLANK; -1: the ZBLANK keyword's; else its column.
+    std::int32_t zblank = 0;       ///< The keyword's value.
     const float* table = nullptr;  ///< dither_table()
   };
   std::optional<Quantized> quantized;

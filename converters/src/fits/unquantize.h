@@ -17,9 +17,9 @@
 namespace fitsasdf::fits {
 
 struct Quantization {
-  bool dithered = false;      ///< SUBTRACTIVE_DITHER_1 or SUBTRACTIVE_DITHER_2.
-  bool exact_zeros = false;   ///< SUBTRACTIVE_DITHER_2: -2147483646 is 0.0.
-  int dither_seed = 1;        ///< ZDITHER0, 1 to 10,000 when dithered.
+  bool dithered = false;     ///< SUBTRACTIVE_DITHER_1 or SUBTRACTIVE_DITHER_2.
+  bool exact_zeros = false;  ///< SUBTRACTIVE_DITHER_2: -2147483646 is 0.0.
+  int dither_seed = 1;       ///< ZDITHER0, 1 to 10,000 when dithered.
 };
 
 /// The convention's table of random numbers: 10,000 floats in (0, 1), from the multiplicative

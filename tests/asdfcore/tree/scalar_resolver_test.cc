@@ -24,10 +24,10 @@
 #include "asdfcore/tree/node.h"
 #include "asdfcore/tree/yaml.h"
 #include "support/catch.h"
-#include "tree/plain_scalar.h"
 #include "support/paths.h"
 #include "support/run.h"
 #include "support/temp_dir.h"
+#include "tree/plain_scalar.h"
 
 namespace {
 

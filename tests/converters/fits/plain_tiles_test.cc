@@ -5,6 +5,8 @@
 // 16- and 32-bit; tiles along rows, in blocks that do not divide the image, in 3-D; BLANK
 // pixels), and floats and doubles, quantized (dithered both ways or not, NaN and zero pixels,
 // ZDITHER0 near the table's end, tiles longer than the table) or stored without loss.
+#include "fits/plain_tiles.h"
+
 #include <fitsio.h>
 
 #include <algorithm>
@@ -18,7 +20,6 @@
 #include <utility>
 #include <vector>
 
-#include "fits/plain_tiles.h"
 #include "fits/rice_decode.h"
 #include "fits/rice_guard.h"
 #include "fits/tile_bands.h"
@@ -149,7 +150,8 @@ TEST_CASE("plain tiles: the bounded Rice decoder gives up where CFITSIO would re
     // Damage: bytes changed, zeroed runs, or the tile cut short.
     const auto how = random() % 3;
     if (how == 0) {
-      for (int k = 0; k < 3; ++k) tile[random() % tile.size()] = static_cast<std::uint8_t>(random());
+      for (int k = 0; k < 3; ++k)
+        tile[random() % tile.size()] = static_cast<std::uint8_t>(random());
     } else if (how == 1) {
       const std::size_t at = random() % tile.size();
       std::fill(tile.begin() + static_cast<std::ptrdiff_t>(at),
@@ -314,7 +316,8 @@ TEST_CASE("plain tiles: a damaged tile leaves its band to the guarded path", "[p
   }
 }
 
-TEST_CASE("plain tiles: other codecs, and pixels CFITSIO converts, are not taken", "[plain-tiles]") {
+TEST_CASE("plain tiles: other codecs, and pixels CFITSIO converts, are not taken",
+          "[plain-tiles]") {
   std::mt19937_64 random(5);
   for (const int compression : {HCOMPRESS_1, RICE_1, GZIP_2}) {
     // RICE_1 and GZIP_2 at 32 bits a pixel, read as 16: CFITSIO converts the values.
@@ -405,8 +408,8 @@ TEST_CASE("plain tiles: compressed float images decode as CFITSIO reads them", "
   }
   for (const FloatCase& c : cases) {
     INFO("compression " << c.compression << ", BITPIX " << c.bitpix << ", method " << c.method
-                        << ", level " << c.level << ", seed " << c.seed << ", "
-                        << c.axes.size() << " axes");
+                        << ", level " << c.level << ", seed " << c.seed << ", " << c.axes.size()
+                        << " axes");
     fitsasdf::test::CfitsioReading opened(write_float_compressed(c, random));
     fitsfile* f = opened.f;
     int status = 0;
@@ -424,7 +427,7 @@ TEST_CASE("plain tiles: compressed float images decode as CFITSIO reads them", "
     fits_set_bscale(f, 1.0, 0.0, &status);
     auto float_nan = std::bit_cast<float>(~std::uint32_t{0});
     auto double_nan = std::bit_cast<double>(~std::uint64_t{0});
-    void* null_value = c.level == 0             ? nullptr
+    void* null_value = c.level == 0            ? nullptr
                        : c.bitpix == FLOAT_IMG ? static_cast<void*>(&float_nan)
                                                : static_cast<void*>(&double_nan);
     int anynul = 0;
