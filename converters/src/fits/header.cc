@@ -11,6 +11,7 @@
 
 #include "asdfcore/error.h"
 #include "asdfcore/extension/core_types.h"
+#include "fits/card_entry.h"
 #include "fits/card_format.h"
 #include "fits/card_value.h"
 
@@ -183,21 +184,32 @@ std::vector<Card> parse_header(std::string_view header_bytes, int hdu, const std
   return read_header(header_bytes, hdu, file_name, options).cards;
 }
 
-NodePtr card_to_node(const Card& card) {
-  NodePtr node = Node::make_sequence();
-  node->collection_style = asdfcore::tree::CollectionStyle::kFlow;
+CardEntry card_entry(const Card& card) {
+  CardEntry e;
   const bool blank_value =
       !card.value || (card.value->is_string() && card.value->as_string().empty());
-  if (card.keyword.empty() && blank_value && card.comment.empty()) return node;  // blank card
+  e.blank = card.keyword.empty() && blank_value && card.comment.empty();
+  if (e.blank) return e;
   // A HIERARCH card keeps its prefix in the tree: astropy's Card() then builds a HIERARCH card
   // again without its "keyword longer than 8 characters" VerifyWarning (astropy's own view,
   // card.keyword, drops the prefix).
   const bool hierarch = !card.images.empty() && card.images.front().starts_with("HIERARCH ");
-  node->push_back(Node::make_string(hierarch ? "HIERARCH " + card.keyword : card.keyword));
-  const NodePtr value = card.value ? asdfcore::tree::deep_copy(card.value) : Node::make_null();
-  if (!card.comment.empty()) {
+  e.keyword = hierarch ? "HIERARCH " + card.keyword : card.keyword;
+  e.value = card.value;
+  e.comment = card.comment;
+  return e;
+}
+
+NodePtr card_to_node(const Card& card) {
+  NodePtr node = Node::make_sequence();
+  node->collection_style = asdfcore::tree::CollectionStyle::kFlow;
+  const CardEntry e = card_entry(card);
+  if (e.blank) return node;
+  node->push_back(Node::make_string(e.keyword));
+  const NodePtr value = e.value ? asdfcore::tree::deep_copy(e.value) : Node::make_null();
+  if (!e.comment.empty()) {
     node->push_back(value);
-    node->push_back(Node::make_string(card.comment));
+    node->push_back(Node::make_string(std::string(e.comment)));
   } else if (!value->is_null()) {
     node->push_back(value);
   }

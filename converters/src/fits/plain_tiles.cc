@@ -16,6 +16,10 @@ namespace {
 constexpr float kNoQuantize = 9999;
 }  // namespace
 
+bool quantized_floats(const FITSfile& parsed, int bitpix) {
+  return bitpix < 0 && parsed.quantize_level != kNoQuantize;
+}
+
 std::optional<PlainTiles> plain_tiles(const FITSfile& parsed, int bitpix) {
   if (parsed.compressimg != 1 || parsed.zbitpix != bitpix) return std::nullopt;
   const bool integer = bitpix == BYTE_IMG || bitpix == SHORT_IMG || bitpix == LONG_IMG;
@@ -24,7 +28,7 @@ std::optional<PlainTiles> plain_tiles(const FITSfile& parsed, int bitpix) {
   PlainTiles plain;
   plain.bytepix = (bitpix < 0 ? -bitpix : bitpix) / 8;
   plain.stored = plain.bytepix;
-  if (integer || parsed.quantize_level == kNoQuantize) {
+  if (!quantized_floats(parsed, bitpix)) {
     // Scaled integers are CFITSIO's to undo. Floats stored without loss go to GZIP: CFITSIO's
     // writer keeps another codec's in a column of their own.
     if (parsed.cn_zscale != 0 || parsed.cn_zzero != 0) return std::nullopt;

@@ -42,6 +42,11 @@ struct PlainTiles {
   std::optional<Quantized> quantized;
 };
 
+/// True when the compressed image CFITSIO parsed into `parsed`, of `bitpix` (the image's), holds
+/// quantized floats: integers that CFITSIO scales back (its quantize level is not ZQUANTIZ =
+/// 'NONE''s), with ZBLANK for undefined pixels.
+bool quantized_floats(const FITSfile& parsed, int bitpix);
+
 /// How the tiles of the compressed image CFITSIO parsed into `parsed` can be decoded here, tiled
 /// along every axis (`bitpix` is the image's):
 /// - 8-, 16- or 32-bit integers in RICE_1 (its bytes a pixel the image's), GZIP_1 or GZIP_2,

@@ -18,11 +18,6 @@
 
 namespace fitsasdf::fits {
 
-namespace {
-/// CFITSIO's quantize level for ZQUANTIZ = 'NONE' (floats compressed without loss; imcompress.c).
-constexpr float kNoQuantize = 9999;
-}  // namespace
-
 using asdfcore::Error;
 using asdfcore::ErrorCode;
 
@@ -61,7 +56,7 @@ void TileReader::State::decode(fitsfile* f, long band, std::uint8_t* out) const 
   // CFITSIO's null check would also turn infinities into NaN and -0.0 and subnormals into 0
   // (fpack already turned them so when it compressed; another writer may not have). The NaN is
   // CFITSIO's own (every bit set), as funpack writes it, so the pixels are funpack's bytes.
-  const bool quantized = bitpix < 0 && f->Fptr->quantize_level != kNoQuantize;
+  const bool quantized = quantized_floats(*f->Fptr, bitpix);
   auto float_nan = std::bit_cast<float>(~std::uint32_t{0});
   auto double_nan = std::bit_cast<double>(~std::uint64_t{0});
   void* null_value = !quantized ? nullptr

@@ -1,6 +1,7 @@
 #include "to_fits/card_images.h"
 
 #include "asdfcore/error.h"
+#include "fits/card_entry.h"
 #include "fits/card_format.h"
 #include "fits/card_value.h"
 
@@ -51,15 +52,11 @@ std::optional<std::string> utf8_to_latin1(std::string_view s) {
 /// `card`'s own node, to be read, not changed.
 TreeCard tree_card_of(const Card& card) {
   static const NodePtr kNull = Node::make_null();
+  const CardEntry e = card_entry(card);
   TreeCard c;
-  c.value = kNull;
-  const bool blank_value =
-      !card.value || (card.value->is_string() && card.value->as_string().empty());
-  if (card.keyword.empty() && blank_value && card.comment.empty()) return c;  // blank card
-  const bool hierarch = !card.images.empty() && card.images.front().starts_with("HIERARCH ");
-  c.keyword = hierarch ? "HIERARCH " + card.keyword : card.keyword;
-  if (card.value) c.value = card.value;
-  c.comment = card.comment;
+  c.keyword = e.keyword;
+  c.value = e.value ? e.value : kNull;
+  c.comment = std::string(e.comment);
   return c;
 }
 
