@@ -13,6 +13,9 @@
 // CFITSIO's raw byte read (declared in its internal fitsio2.h, which lacks C linkage for C++);
 // used with ffmbyt (public) to copy bytes out of an open file.
 extern "C" int ffgbyt(fitsfile* fptr, LONGLONG nbytes, void* buffer, int* status);
+// CFITSIO's PLIO_1 line-list decoder (fitsio2.h likewise): `npix` ints from the list at `ll_src`,
+// starting at pixel `xs` (1 for a whole tile). It trusts the list's header: plio_guard.h first.
+extern "C" int pl_l2pi(short* ll_src, int xs, int* px_dst, int npix);
 
 namespace fitsasdf::fits {
 

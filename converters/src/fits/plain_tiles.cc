@@ -3,10 +3,14 @@
 #include <libdeflate.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
 #include <type_traits>
 #include <vector>
 
+#include "fits/cfitsio.h"
+#include "fits/hcompress_guard.h"
+#include "fits/plio_guard.h"
 #include "fits/rice_decode.h"
 
 namespace fitsasdf::fits {
@@ -64,6 +68,35 @@ std::optional<PlainTiles> plain_tiles(const FITSfile& parsed, int bitpix) {
     plain.codec = PlainTiles::Codec::kGzip1;
   } else if (parsed.compress_type == GZIP_2) {
     plain.codec = PlainTiles::Codec::kGzip2;
+  } else if (parsed.compress_type == HCOMPRESS_1) {
+    // CFITSIO's HCOMPRESS decoder keeps its place in the stream in a global, which only a
+    // thread-safe build guards with a lock, and bands are decoded side by side.
+    if (fits_is_reentrant() == 0) return std::nullopt;
+    plain.codec = PlainTiles::Codec::kHcompress;
+    plain.smooth = parsed.hcomp_smooth;
+    // As CFITSIO chooses its decoder: 32-bit integers and quantized floats need 64 bits on the
+    // way (its H-transform's sums), then are packed back to 32.
+    plain.hcompress_wide = bitpix != BYTE_IMG && bitpix != SHORT_IMG;
+  } else if (parsed.compress_type == PLIO_1) {
+    // PLIO_1 holds integer images only. CFITSIO reads its words as 16-bit integers through the
+    // column's scaling: taken when that is none (a 1PI or 1QI column without TSCAL or TZERO).
+    if (!integer || parsed.cn_compressed <= 0 || parsed.cn_compressed > parsed.tfield ||
+        parsed.tableptr == nullptr) {
+      return std::nullopt;
+    }
+    const tcolumn& words = parsed.tableptr[parsed.cn_compressed - 1];
+    if (words.tdatatype != -TSHORT || words.tscale != 1.0 || words.tzero != 0.0) {
+      return std::nullopt;
+    }
+    plain.codec = PlainTiles::Codec::kPlio;
+    plain.element = 2;
+    // An unsigned 16-bit image (BZERO = 32768) was coded 32768 above its stored values (PLIO
+    // holds no negative value); CFITSIO takes it off again for 16-bit pixels and leaves it for
+    // 8-bit ones: only the usual 16-bit case is taken.
+    if (parsed.cn_actual_bzero == 32768.0) {
+      if (bitpix != SHORT_IMG) return std::nullopt;
+      plain.plio_offset = true;
+    }
   } else {
     return std::nullopt;
   }
@@ -87,8 +120,69 @@ struct Scratch {
   std::vector<std::uint8_t> tile;      // a tile's pixels, when they are not one run of the band
   std::vector<std::uint8_t> shuffled;  // a GZIP_2 tile's bytes, inflated
   std::vector<std::uint8_t> values;    // a quantized double tile's integers
+  std::vector<LONGLONG> wide;          // HCOMPRESS_1's or PLIO_1's integers, as CFITSIO gives them
+  std::vector<short> words;            // a PLIO_1 tile's line list
   ~Scratch() { libdeflate_free_decompressor(inflater); }
 };
+
+/// Store the `n` integers at `ints` at `out`, `width` bytes each, big-endian, less `offset`, as
+/// CFITSIO converts its codecs' ints to the pixels' type. False when one is outside the type's
+/// range (CFITSIO would clip it and report an overflow; 8-bit pixels are unsigned).
+bool store_integers(const int* ints, std::uint64_t n, int width, std::int64_t offset,
+                    std::span<std::uint8_t> out) {
+  const std::int64_t low = width == 1 ? 0 : width == 2 ? INT16_MIN : INT32_MIN;
+  const std::int64_t high = width == 1 ? UINT8_MAX : width == 2 ? INT16_MAX : INT32_MAX;
+  std::uint8_t* to = out.data();
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const std::int64_t v = std::int64_t{ints[i]} - offset;
+    if (v < low || v > high) return false;
+    const auto u = static_cast<std::uint32_t>(v);
+    for (int b = 0; b < width; ++b) *to++ = static_cast<std::uint8_t>(u >> (8 * (width - 1 - b)));
+  }
+  return true;
+}
+
+/// Decode an HCOMPRESS_1 stream of `nx` values with CFITSIO's decoder, once its guard has found
+/// every byte the decoder reads inside `stream`.
+bool hdecompress(const PlainTiles& plain, std::span<const std::uint8_t> stream, std::uint64_t nx,
+                 std::span<std::uint8_t> out, Scratch& scratch) {
+  if (nx > INT_MAX || hcompress_tile_problem(stream, nx)) return false;
+  // The decoder reads its input without writing it; its prototype is not const.
+  auto* input = const_cast<unsigned char*>(stream.data());
+  int rows = 0, columns = 0, scale = 0, status = 0;
+  // The narrow decoder writes ints; the wide one LONGLONGs, then packs them into the ints at
+  // the start of the same buffer. Either way the values are ints at its start.
+  scratch.wide.resize(static_cast<std::size_t>(nx));
+  if (plain.hcompress_wide) {
+    fits_hdecompress64(input, plain.smooth, scratch.wide.data(), &rows, &columns, &scale, &status);
+  } else {
+    fits_hdecompress(input, plain.smooth, reinterpret_cast<int*>(scratch.wide.data()), &rows,
+                     &columns, &scale, &status);
+  }
+  if (status != 0) {
+    fits_clear_errmsg();
+    return false;
+  }
+  return store_integers(reinterpret_cast<const int*>(scratch.wide.data()), nx, plain.stored, 0,
+                        out);
+}
+
+/// Decode a PLIO_1 line list (its big-endian words `stream`) of `nx` values with CFITSIO's
+/// decoder, once its guard has found every word the decoder reads inside the list.
+bool plio_decode(const PlainTiles& plain, std::span<const std::uint8_t> stream, std::uint64_t nx,
+                 std::span<std::uint8_t> out, Scratch& scratch) {
+  if (nx > INT_MAX) return false;
+  scratch.words.resize(stream.size() / 2);
+  for (std::size_t i = 0; i < scratch.words.size(); ++i) {
+    scratch.words[i] = static_cast<short>(static_cast<std::uint16_t>(stream[2 * i] << 8 |
+                                                                     stream[2 * i + 1]));
+  }
+  if (plio_tile_problem(scratch.words, nx)) return false;
+  scratch.wide.resize(static_cast<std::size_t>(nx + 1) / 2);
+  int* ints = reinterpret_cast<int*>(scratch.wide.data());
+  pl_l2pi(scratch.words.data(), 1, ints, static_cast<int>(nx));
+  return store_integers(ints, nx, plain.stored, plain.plio_offset ? 32768 : 0, out);
+}
 
 /// Inflate the gzip stream `stream` into exactly `out.size()` bytes (bytes after the stream's end
 /// ignored, as CFITSIO ignores them).
@@ -106,6 +200,10 @@ bool decode_values(const PlainTiles& plain, std::span<const std::uint8_t> stream
   switch (plain.codec) {
     case PlainTiles::Codec::kRice:
       return rice_decode(stream, nx, plain.nblock, plain.stored, out);
+    case PlainTiles::Codec::kHcompress:
+      return hdecompress(plain, stream, nx, out, scratch);
+    case PlainTiles::Codec::kPlio:
+      return plio_decode(plain, stream, nx, out, scratch);
     case PlainTiles::Codec::kGzip1:
       // CFITSIO stores GZIP_1 integers big-endian: what the pixels are to be.
       return inflate_exactly(scratch.inflater, stream, out);
@@ -217,12 +315,13 @@ bool decode_plain_band(fitsfile* f, std::span<const std::uint8_t> file, const Pl
       return false;
     }
     // An empty tile is kept in another column; bytes past the file are the guard's to refuse.
-    if (length <= 0 || offset < 0 || length > size || offset > size || heap > size ||
-        heap + offset > size - length) {
+    if (length <= 0 || offset < 0 || length > size / plain.element || offset > size ||
+        heap > size || heap + offset > size - length * plain.element) {
       return false;
     }
     const std::span<const std::uint8_t> stream =
-        file.subspan(static_cast<std::size_t>(heap + offset), static_cast<std::size_t>(length));
+        file.subspan(static_cast<std::size_t>(heap + offset),
+                     static_cast<std::size_t>(length * plain.element));
     if (one_run) {
       if (at - band_first + nx > band_pixels) return false;
       const std::span<std::uint8_t> pixels(out + (at - band_first) * item,

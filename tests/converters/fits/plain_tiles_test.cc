@@ -1,10 +1,11 @@
 // The tiles of compressed images decoded without CFITSIO (src/fits/plain_tiles.h, rice_decode.h
 // and unquantize.h), checked against CFITSIO's own decoding: its Rice decoders on streams its
 // Rice encoders wrote and on damaged ones, and whole images CFITSIO compressed read back by
-// fits_read_img as the guarded CFITSIO path reads them: integers (RICE_1, GZIP_1, GZIP_2; 8-,
-// 16- and 32-bit; tiles along rows, in blocks that do not divide the image, in 3-D; BLANK
-// pixels), and floats and doubles, quantized (dithered both ways or not, NaN and zero pixels,
-// ZDITHER0 near the table's end, tiles longer than the table) or stored without loss.
+// fits_read_img as the guarded CFITSIO path reads them: integers (RICE_1, GZIP_1, GZIP_2,
+// HCOMPRESS_1 with and without loss, PLIO_1; 8-, 16- and 32-bit, unsigned 16-bit; tiles along
+// rows, in blocks that do not divide the image, in 3-D; BLANK pixels), and floats and doubles,
+// quantized (dithered both ways or not, NaN and zero pixels, ZDITHER0 near the table's end,
+// tiles longer than the table) or stored without loss.
 #include "fits/plain_tiles.h"
 
 #include <fitsio.h>
@@ -197,6 +198,9 @@ struct ImageCase {
   std::vector<long> axes;
   std::vector<long> tile;  // empty: CFITSIO's default, one row a tile
   bool blank = false;      // BLANK set and some pixels at it
+  float hscale = 0;        // HCOMPRESS_1's scale (0: without loss)
+  int hsmooth = 0;         // HCOMPRESS_1's smoothing on decoding
+  bool unsigned16 = false; // BITPIX 16 with BZERO = 32768 (written as unsigned values)
 };
 
 /// A pseudo-random image of `c` compressed by CFITSIO: the file's bytes.
@@ -206,12 +210,15 @@ Bytes write_compressed(const ImageCase& c, std::mt19937_64& random) {
   fitsfile* f = out.f;
   fits_create_img(f, BYTE_IMG, 0, nullptr, &status);
   fits_set_compression_type(f, c.compression, &status);
+  if (c.hscale != 0) fits_set_hcomp_scale(f, c.hscale, &status);
+  if (c.hsmooth != 0) fits_set_hcomp_smooth(f, c.hsmooth, &status);
   if (!c.tile.empty()) {
     std::vector<long> tile = c.tile;
     fits_set_tile_dim(f, static_cast<int>(tile.size()), tile.data(), &status);
   }
   std::vector<long> axes = c.axes;
-  fits_create_img(f, c.bitpix, static_cast<int>(axes.size()), axes.data(), &status);
+  fits_create_img(f, c.unsigned16 ? USHORT_IMG : c.bitpix, static_cast<int>(axes.size()),
+                  axes.data(), &status);
   const int bytepix = c.bitpix / 8;
   long blank = bytepix == 1 ? 255 : bytepix == 2 ? -32768 : INT32_MIN;
   if (c.blank) fits_write_key(f, TLONG, "BLANK", &blank, nullptr, &status);
@@ -220,10 +227,16 @@ Bytes write_compressed(const ImageCase& c, std::mt19937_64& random) {
   auto values = sample_values(random, n, bytepix, 1 + static_cast<int>(random() % 6));
   for (auto& p : values) {
     if (bytepix == 1) p = p + 128;  // BITPIX 8 is unsigned
+    // PLIO_1 holds 0 to 2^24 - 1.
+    if (c.compression == PLIO_1 && !c.unsigned16) p = std::min<std::int64_t>(std::abs(p), 32767);
     if (c.blank && random() % 50 == 0) p = blank;
   }
   // Written at the image's own type (CFITSIO's compressing writer converts others badly).
-  if (bytepix == 1) {
+  if (c.unsigned16) {
+    std::vector<unsigned short> pixels(n);
+    for (std::size_t i = 0; i < n; ++i) pixels[i] = static_cast<unsigned short>(values[i] + 32768);
+    fits_write_img(f, TUSHORT, 1, static_cast<LONGLONG>(n), pixels.data(), &status);
+  } else if (bytepix == 1) {
     std::vector<unsigned char> pixels(values.begin(), values.end());
     fits_write_img(f, TBYTE, 1, static_cast<LONGLONG>(n), pixels.data(), &status);
   } else if (bytepix == 2) {
@@ -233,6 +246,8 @@ Bytes write_compressed(const ImageCase& c, std::mt19937_64& random) {
     std::vector<int> pixels(values.begin(), values.end());
     fits_write_img(f, TINT, 1, static_cast<LONGLONG>(n), pixels.data(), &status);
   }
+  char message[FLEN_ERRMSG] = "";
+  while (status != 0 && fits_read_errmsg(message) != 0) UNSCOPED_INFO(message);
   REQUIRE(status == 0);
   return out.bytes();
 }
@@ -249,9 +264,25 @@ TEST_CASE("plain tiles: compressed integer images decode as CFITSIO reads them",
       cases.push_back({compression, bitpix, {1000}, {64}, false});
     }
   }
+  // HCOMPRESS_1 codes 2-D tiles (16 rows by default), with or without loss and smoothing;
+  // PLIO_1 codes values from 0 (here those of 8 and 16 bits, and unsigned 16-bit images).
+  for (const int bitpix : {BYTE_IMG, SHORT_IMG, LONG_IMG}) {
+    cases.push_back({HCOMPRESS_1, bitpix, {300, 70}, {}, false});
+    cases.push_back({HCOMPRESS_1, bitpix, {61, 47}, {16, 10}, true});
+    cases.push_back({HCOMPRESS_1, bitpix, {20, 18, 3}, {20, 18, 1}, false});
+    cases.push_back({PLIO_1, bitpix, {300, 70}, {}, false});
+    cases.push_back({PLIO_1, bitpix, {13, 11, 9}, {5, 4, 2}, false});
+    cases.push_back({PLIO_1, bitpix, {1000}, {64}, false});
+  }
+  cases.push_back({HCOMPRESS_1, SHORT_IMG, {200, 64}, {}, false, 2.5F, 0});
+  cases.push_back({HCOMPRESS_1, SHORT_IMG, {200, 64}, {32, 32}, false, 4, 1});
+  cases.push_back({HCOMPRESS_1, LONG_IMG, {200, 64}, {}, false, 4, 1});
+  cases.push_back({PLIO_1, SHORT_IMG, {300, 70}, {}, false, 0, 0, true});
+  cases.push_back({PLIO_1, SHORT_IMG, {61, 47}, {16, 10}, false, 0, 0, true});
   for (const ImageCase& c : cases) {
     INFO("compression " << c.compression << ", BITPIX " << c.bitpix << ", " << c.axes.size()
-                        << " axes, tiles " << c.tile.size() << ", blank " << c.blank);
+                        << " axes, tiles " << c.tile.size() << ", blank " << c.blank << ", scale "
+                        << c.hscale << ", smooth " << c.hsmooth << ", unsigned " << c.unsigned16);
     // Read as FitsFile reads it: a read-only memory file at the compressed HDU.
     fitsasdf::test::CfitsioReading opened(write_compressed(c, random));
     fitsfile* f = opened.f;
@@ -283,10 +314,14 @@ TEST_CASE("plain tiles: compressed integer images decode as CFITSIO reads them",
 
 TEST_CASE("plain tiles: a damaged tile leaves its band to the guarded path", "[plain-tiles]") {
   std::mt19937_64 random(3);
-  for (const int compression : {RICE_1, GZIP_1, GZIP_2}) {
+  for (const int compression : {RICE_1, GZIP_1, GZIP_2, HCOMPRESS_1, PLIO_1}) {
     INFO("compression " << compression);
-    fitsasdf::test::CfitsioReading opened(
-        write_compressed({compression, SHORT_IMG, {200, 20}, {}, false}, random));
+    // HCOMPRESS_1 codes tiles of 4 rows or more: 4 tiles a slab of 4 rows.
+    const bool h = compression == HCOMPRESS_1;
+    fitsasdf::test::CfitsioReading opened(write_compressed(
+        {compression, SHORT_IMG, {200, 20}, h ? std::vector<long>{50, 4} : std::vector<long>{},
+         false},
+        random));
     fitsfile* f = opened.f;
     Bytes& file = opened.file;
     int status = 0;
@@ -295,7 +330,8 @@ TEST_CASE("plain tiles: a damaged tile leaves its band to the guarded path", "[p
     const auto cut = fitsasdf::fits::cut_into_bands(*f->Fptr, std::vector<long>{200, 20}, 2, 2000);
     REQUIRE(cut.bands > 2);
     // Zero the bytes of tile 8 (its band's) after its first: a Rice run past its end, a gzip
-    // stream whose checksum fails.
+    // stream whose checksum fails, an HCOMPRESS stream of other dimensions, a PLIO line list
+    // that declares no words.
     LONGLONG length = 0, offset = 0, head = 0, data = 0, end = 0;
     fits_read_descriptll(f, plain->column, 8, &length, &offset, &status);
     fits_get_hduaddrll(f, &head, &data, &end, &status);
@@ -306,7 +342,8 @@ TEST_CASE("plain tiles: a damaged tile leaves its band to the guarded path", "[p
     Bytes out(200 * 20 * 2);
     long refused = 0;
     for (long band = 0; band < cut.bands; ++band) {
-      const bool holds = cut.first_slab(band) <= 7 && 7 < cut.end_slab(band);
+      const std::uint64_t slab = 7 / cut.tiles_per_slab;  // tile 8's
+      const bool holds = cut.first_slab(band) <= slab && slab < cut.end_slab(band);
       const bool decoded = fitsasdf::fits::decode_plain_band(f, file, *plain, cut, band,
                                                              out.data() + cut.band_offset(band));
       CHECK(decoded == !holds);
@@ -319,12 +356,69 @@ TEST_CASE("plain tiles: a damaged tile leaves its band to the guarded path", "[p
 TEST_CASE("plain tiles: other codecs, and pixels CFITSIO converts, are not taken",
           "[plain-tiles]") {
   std::mt19937_64 random(5);
-  for (const int compression : {HCOMPRESS_1, RICE_1, GZIP_2}) {
-    // RICE_1 and GZIP_2 at 32 bits a pixel, read as 16: CFITSIO converts the values.
-    fitsasdf::test::CfitsioReading opened(write_compressed(
-        {compression, compression == HCOMPRESS_1 ? SHORT_IMG : LONG_IMG, {64, 64}, {}, false},
-        random));
+  for (const int compression : {RICE_1, GZIP_2, HCOMPRESS_1, PLIO_1}) {
+    // At 32 bits a pixel, read as 16: CFITSIO converts the values.
+    fitsasdf::test::CfitsioReading opened(
+        write_compressed({compression, LONG_IMG, {64, 64}, {}, false}, random));
     CHECK_FALSE(fitsasdf::fits::plain_tiles(*opened.f->Fptr, SHORT_IMG).has_value());
+  }
+
+}
+
+TEST_CASE("plain tiles: a lossy HCOMPRESS value CFITSIO clips leaves its band to CFITSIO",
+          "[plain-tiles]") {
+  // A 16-bit image whose last tile is noise at the bottom of its range, coded with loss: the
+  // decoded values overshoot it, CFITSIO clips them (silently for 16-bit pixels; 8-bit ones it
+  // refuses, as funpack and astropy do).
+  const std::vector<long> axes{64, 64};
+  int status = 0;
+  fitsasdf::test::CfitsioWriting out;
+  fits_create_img(out.f, BYTE_IMG, 0, nullptr, &status);
+  fits_set_compression_type(out.f, HCOMPRESS_1, &status);
+  fits_set_hcomp_scale(out.f, 256, &status);
+  std::vector<long> tile{64, 16};
+  fits_set_tile_dim(out.f, 2, tile.data(), &status);
+  std::vector<long> dims = axes;
+  fits_create_img(out.f, SHORT_IMG, 2, dims.data(), &status);
+  std::mt19937_64 random(41);
+  std::normal_distribution<double> noise(0.0, 60.0);
+  std::vector<short> pixels(64 * 64, 0);
+  for (std::size_t i = 64 * 48; i < pixels.size(); ++i) {
+    const double end = i % 128 < 64 ? INT16_MIN + 60.0 : INT16_MAX - 60.0;
+    pixels[i] = static_cast<short>(std::clamp<double>(end + noise(random), INT16_MIN, INT16_MAX));
+  }
+  fits_write_img(out.f, TSHORT, 1, 64 * 64, pixels.data(), &status);
+  REQUIRE(status == 0);
+  fitsasdf::test::CfitsioReading opened(out.bytes());
+  fitsfile* f = opened.f;
+  const auto plain = fitsasdf::fits::plain_tiles(*f->Fptr, SHORT_IMG);
+  REQUIRE(plain.has_value());
+  const auto cut = fitsasdf::fits::cut_into_bands(*f->Fptr, axes, 2, 64 * 16 * 2);
+  REQUIRE(cut.bands == 4);
+  Bytes ours(64 * 64 * 2);
+  Bytes theirs(64 * 64 * 2);
+  fits_set_bscale(f, 1.0, 0.0, &status);
+  int anynul = 0;
+  fits_read_img(f, TSHORT, 1, 64 * 64, nullptr, theirs.data(), &anynul, &status);
+  REQUIRE(status == 0);
+  for (std::size_t i = 0; i < theirs.size(); i += 2) std::swap(theirs[i], theirs[i + 1]);
+  // CFITSIO clipped some pixels to the ends of the range.
+  long at_ends = 0;
+  for (std::size_t i = 0; i < theirs.size(); i += 2) {
+    const auto v = static_cast<std::int16_t>(theirs[i] << 8 | theirs[i + 1]);
+    at_ends += v == INT16_MIN || v == INT16_MAX ? 1 : 0;
+  }
+  CHECK(at_ends > 0);
+  for (long band = 0; band < cut.bands; ++band) {
+    INFO("band " << band);
+    const bool decoded = fitsasdf::fits::decode_plain_band(f, opened.file, *plain, cut, band,
+                                                           ours.data() + cut.band_offset(band));
+    CHECK(decoded == (band != 3));
+    if (decoded) {
+      const auto from = static_cast<std::ptrdiff_t>(cut.band_offset(band));
+      const auto to = from + static_cast<std::ptrdiff_t>(cut.band_bytes(band));
+      CHECK(std::equal(ours.begin() + from, ours.begin() + to, theirs.begin() + from));
+    }
   }
 }
 
@@ -392,12 +486,18 @@ TEST_CASE("plain tiles: compressed float images decode as CFITSIO reads them", "
   std::mt19937_64 random(17);
   std::vector<FloatCase> cases;
   for (const int bitpix : {FLOAT_IMG, DOUBLE_IMG}) {
-    for (const int compression : {RICE_1, GZIP_1, GZIP_2}) {
+    for (const int compression : {RICE_1, GZIP_1, GZIP_2, HCOMPRESS_1}) {
+      // HCOMPRESS_1 codes 2-D tiles of 4 pixels or more each way (and dithers only one way).
+      const bool h = compression == HCOMPRESS_1;
       for (const int method : {SUBTRACTIVE_DITHER_1, SUBTRACTIVE_DITHER_2, NO_DITHER}) {
+        if (h && method == SUBTRACTIVE_DITHER_2) continue;
         cases.push_back({compression, bitpix, method, 4, 0, {300, 40}, {}});
         cases.push_back({compression, bitpix, method, 16, 9990, {61, 47}, {16, 10}});
-        cases.push_back({compression, bitpix, method, -0.01F, 7, {13, 11, 9}, {5, 4, 2}});
+        cases.push_back({compression, bitpix, method, -0.01F, 7,
+                         h ? std::vector<long>{20, 18, 3} : std::vector<long>{13, 11, 9},
+                         h ? std::vector<long>{8, 6, 1} : std::vector<long>{5, 4, 2}});
       }
+      if (h) continue;
       // Tiles of more pixels than the table has values: the walk through it starts again.
       cases.push_back({compression, bitpix, SUBTRACTIVE_DITHER_1, 4, 10000, {12000, 3}, {}});
     }
@@ -448,13 +548,6 @@ TEST_CASE("plain tiles: compressed float images decode as CFITSIO reads them", "
     CHECK(undefined > 0);
     REQUIRE(ours == theirs);
   }
-}
-
-TEST_CASE("plain tiles: float images CFITSIO keeps aside are not taken", "[plain-tiles]") {
-  std::mt19937_64 random(23);
-  fitsasdf::test::CfitsioReading opened(write_float_compressed(
-      {HCOMPRESS_1, FLOAT_IMG, SUBTRACTIVE_DITHER_1, 4, 0, {64, 64}, {}}, random));
-  CHECK_FALSE(fitsasdf::fits::plain_tiles(*opened.f->Fptr, FLOAT_IMG).has_value());
 }
 
 TEST_CASE("plain tiles: a float tile CFITSIO could not quantize leaves its band to CFITSIO",
