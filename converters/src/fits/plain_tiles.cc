@@ -174,8 +174,8 @@ bool plio_decode(const PlainTiles& plain, std::span<const std::uint8_t> stream, 
   if (nx > INT_MAX) return false;
   scratch.words.resize(stream.size() / 2);
   for (std::size_t i = 0; i < scratch.words.size(); ++i) {
-    scratch.words[i] = static_cast<short>(static_cast<std::uint16_t>(stream[2 * i] << 8 |
-                                                                     stream[2 * i + 1]));
+    scratch.words[i] =
+        static_cast<short>(static_cast<std::uint16_t>(stream[2 * i] << 8 | stream[2 * i + 1]));
   }
   if (plio_tile_problem(scratch.words, nx)) return false;
   scratch.wide.resize(static_cast<std::size_t>(nx + 1) / 2);
@@ -319,9 +319,8 @@ bool decode_plain_band(fitsfile* f, std::span<const std::uint8_t> file, const Pl
         heap > size || heap + offset > size - length * plain.element) {
       return false;
     }
-    const std::span<const std::uint8_t> stream =
-        file.subspan(static_cast<std::size_t>(heap + offset),
-                     static_cast<std::size_t>(length * plain.element));
+    const std::span<const std::uint8_t> stream = file.subspan(
+        static_cast<std::size_t>(heap + offset), static_cast<std::size_t>(length * plain.element));
     if (one_run) {
       if (at - band_first + nx > band_pixels) return false;
       const std::span<std::uint8_t> pixels(out + (at - band_first) * item,

@@ -196,11 +196,11 @@ struct ImageCase {
   int compression = RICE_1;
   int bitpix = SHORT_IMG;
   std::vector<long> axes;
-  std::vector<long> tile;  // empty: CFITSIO's default, one row a tile
-  bool blank = false;      // BLANK set and some pixels at it
-  float hscale = 0;        // HCOMPRESS_1's scale (0: without loss)
-  int hsmooth = 0;         // HCOMPRESS_1's smoothing on decoding
-  bool unsigned16 = false; // BITPIX 16 with BZERO = 32768 (written as unsigned values)
+  std::vector<long> tile;   // empty: CFITSIO's default, one row a tile
+  bool blank = false;       // BLANK set and some pixels at it
+  float hscale = 0;         // HCOMPRESS_1's scale (0: without loss)
+  int hsmooth = 0;          // HCOMPRESS_1's smoothing on decoding
+  bool unsigned16 = false;  // BITPIX 16 with BZERO = 32768 (written as unsigned values)
 };
 
 /// A pseudo-random image of `c` compressed by CFITSIO: the file's bytes.
@@ -318,10 +318,13 @@ TEST_CASE("plain tiles: a damaged tile leaves its band to the guarded path", "[p
     INFO("compression " << compression);
     // HCOMPRESS_1 codes tiles of 4 rows or more: 4 tiles a slab of 4 rows.
     const bool h = compression == HCOMPRESS_1;
-    fitsasdf::test::CfitsioReading opened(write_compressed(
-        {compression, SHORT_IMG, {200, 20}, h ? std::vector<long>{50, 4} : std::vector<long>{},
-         false},
-        random));
+    fitsasdf::test::CfitsioReading opened(
+        write_compressed({compression,
+                          SHORT_IMG,
+                          {200, 20},
+                          h ? std::vector<long>{50, 4} : std::vector<long>{},
+                          false},
+                         random));
     fitsfile* f = opened.f;
     Bytes& file = opened.file;
     int status = 0;
@@ -362,14 +365,13 @@ TEST_CASE("plain tiles: other codecs, and pixels CFITSIO converts, are not taken
         write_compressed({compression, LONG_IMG, {64, 64}, {}, false}, random));
     CHECK_FALSE(fitsasdf::fits::plain_tiles(*opened.f->Fptr, SHORT_IMG).has_value());
   }
-
 }
 
 TEST_CASE("plain tiles: a lossy HCOMPRESS value CFITSIO clips leaves its band to CFITSIO",
           "[plain-tiles]") {
-  // A 16-bit image whose last tile is noise at the bottom of its range, coded with loss: the
-  // decoded values overshoot it, CFITSIO clips them (silently for 16-bit pixels; 8-bit ones it
-  // refuses, as funpack and astropy do).
+  // A 16-bit image whose last tile is noise at both ends of its range, coded with loss: some
+  // decoded values overshoot them, and CFITSIO clips those (silently for 16-bit pixels; 8-bit
+  // ones it refuses, as funpack and astropy do).
   const std::vector<long> axes{64, 64};
   int status = 0;
   fitsasdf::test::CfitsioWriting out;
