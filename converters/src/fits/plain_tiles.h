@@ -57,13 +57,13 @@ bool quantized_floats(const FITSfile& parsed, int bitpix);
 /// How the tiles of the compressed image CFITSIO parsed into `parsed` can be decoded here, tiled
 /// along every axis (`bitpix` is the image's):
 /// - 8-, 16- or 32-bit integers in RICE_1 (its bytes a pixel the image's), GZIP_1, GZIP_2,
-///   HCOMPRESS_1 (CFITSIO built thread-safe) or PLIO_1 (its words 16-bit integers, unscaled),
-///   with no ZSCALE or ZZERO;
+///   HCOMPRESS_1 (CFITSIO built thread-safe) or PLIO_1 (its words 16-bit integers, unscaled; of
+///   an image with BZERO = 32768, 16-bit only), with no ZSCALE or ZZERO;
 /// - floats or doubles stored without loss (ZQUANTIZ = 'NONE', or no ZSCALE and ZZERO columns)
 ///   in GZIP_1 or GZIP_2;
 /// - quantized floats or doubles in RICE_1 (4 bytes a value), GZIP_1, GZIP_2 or HCOMPRESS_1
-///   (CFITSIO built thread-safe), with ZSCALE
-///   and ZZERO columns, dithered or not (a dithered image's ZDITHER0 from 1 to 10,000).
+///   (CFITSIO built thread-safe), with ZSCALE and ZZERO columns, dithered or not (a dithered
+///   image's ZDITHER0 from 1 to 10,000).
 /// Nothing when it is anything else.
 std::optional<PlainTiles> plain_tiles(const FITSfile& parsed, int bitpix);
 
