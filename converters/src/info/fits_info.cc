@@ -9,12 +9,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <utility>
 
 #include "asdfcore/error.h"
 #include "compare/file_kind.h"
-#include "hdu/hdu_converter.h"
 #include "embedded/asdf_extension.h"
 #include "fits/fits_file.h"
+#include "hdu/hdu_converter.h"
 #include "info/image_header.h"
 
 namespace fitsasdf {
@@ -167,13 +168,13 @@ void summarize_table(const std::vector<Card>& cards, const ErrorContext& where, 
   h.format = format + "]";
 }
 
-FitsHduInfo describe_hdu(const fits::HduExtent& extent, const std::vector<Card>& cards,
+/// The HDU at `extent`, whose cards `cards` are moved into it.
+FitsHduInfo describe_hdu(const fits::HduExtent& extent, std::vector<Card> cards,
                          const ErrorContext& where) {
   FitsHduInfo h;
   h.index = extent.index - 1;
   const bool primary = extent.index == 1;
   std::string default_name;
-  const std::vector<Card>* header = &cards;
   std::vector<Card> table;
   if (extent.type == fits::kForeignHdu) {
     h.type = primary ? "NonstandardHDU" : "NonstandardExtHDU";
@@ -184,8 +185,6 @@ FitsHduInfo describe_hdu(const fits::HduExtent& extent, const std::vector<Card>&
     table = cards;
     info::remove_default_extnames(table);
     h.cards = info::compressed_image_header(table, where);
-    h.stored_cards = cards;
-    header = &h.cards;
     h.axes = axes_of(h.cards, where);
     h.format = dtype_for(integer_of(h.cards, "BITPIX", 0, where));
   } else if (extent.type == fits::kAsciiTableHdu) {
@@ -217,11 +216,11 @@ FitsHduInfo describe_hdu(const fits::HduExtent& extent, const std::vector<Card>&
     h.type = "ImageHDU";
     summarize_image(cards, where, h);
   }
-  if (!extent.tile_compressed) h.cards = cards;
-  const NodePtr name = value_of(*header, "EXTNAME");
+  const NodePtr name = value_of(extent.tile_compressed ? h.cards : cards, "EXTNAME");
   h.name = name ? python_str(name) : default_name;
   const NodePtr ver = value_of(extent.tile_compressed ? table : cards, "EXTVER");
   h.ver = ver ? ver : Node::make_int(1);
+  (extent.tile_compressed ? h.stored_cards : h.cards) = std::move(cards);
   return h;
 }
 
@@ -254,15 +253,18 @@ bool is_fits_file(const std::string& path) {
 }
 
 FitsInfo describe_fits(const std::string& path, std::uint64_t max_memory) {
-  const fits::FitsFile file = fits::FitsFile::open(path, max_memory);
+  fits::FitsFile file = fits::FitsFile::open(path, max_memory);
   FitsInfo info;
   info.file = path;
   info.container = file.container();
+  info.embedded_asdf_hdu = embedded::asdf_extension_index(file) - 1;
+  // The cards are moved into the HDUs, not copied: a file of many HDUs is held once.
+  std::vector<Header> headers = file.take_headers();
+  info.hdus.reserve(file.hdus().size());
   for (std::size_t i = 0; i < file.hdus().size(); ++i) {
     const ErrorContext where{.file = path, .hdu = file.hdus()[i].index};
-    info.hdus.push_back(describe_hdu(file.hdus()[i], file.headers()[i].cards, where));
+    info.hdus.push_back(describe_hdu(file.hdus()[i], std::move(headers[i].cards), where));
   }
-  info.embedded_asdf_hdu = embedded::asdf_extension_index(file) - 1;
   return info;
 }
 
