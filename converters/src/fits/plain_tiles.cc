@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 #include <vector>
 
+#include "asdfcore/ndarray/dtype.h"
 #include "fits/cfitsio.h"
 #include "fits/hcompress_guard.h"
 #include "fits/plio_guard.h"
@@ -125,21 +127,33 @@ struct Scratch {
   ~Scratch() { libdeflate_free_decompressor(inflater); }
 };
 
-/// Store the `n` integers at `ints` at `out`, `width` bytes each, big-endian, less `offset`, as
-/// CFITSIO converts its codecs' ints to the pixels' type. False when one is outside the type's
-/// range (CFITSIO would clip it and report an overflow; 8-bit pixels are unsigned).
-bool store_integers(const int* ints, std::uint64_t n, int width, std::int64_t offset,
-                    std::span<std::uint8_t> out) {
-  const std::int64_t low = width == 1 ? 0 : width == 2 ? INT16_MIN : INT32_MIN;
-  const std::int64_t high = width == 1 ? UINT8_MAX : width == 2 ? INT16_MAX : INT32_MAX;
-  std::uint8_t* to = out.data();
+/// Store the `n` integers at `ints` at `out` as `Pixel`s less `offset`, as CFITSIO converts its
+/// codecs' ints to the pixels' type (in this machine's byte order). False when one is outside
+/// the type's range (CFITSIO would clip it and report an overflow; 8-bit pixels are unsigned).
+template <typename Pixel>
+bool narrow_integers(const int* ints, std::uint64_t n, std::int64_t offset, std::uint8_t* out) {
   for (std::uint64_t i = 0; i < n; ++i) {
     const std::int64_t v = std::int64_t{ints[i]} - offset;
-    if (v < low || v > high) return false;
-    const auto u = static_cast<std::uint32_t>(v);
-    for (int b = 0; b < width; ++b) *to++ = static_cast<std::uint8_t>(u >> (8 * (width - 1 - b)));
+    if (v < std::numeric_limits<Pixel>::min() || v > std::numeric_limits<Pixel>::max()) {
+      return false;
+    }
+    const auto pixel = static_cast<Pixel>(v);
+    std::memcpy(out + i * sizeof(Pixel), &pixel, sizeof(Pixel));
   }
   return true;
+}
+
+/// `narrow_integers` at `width` bytes a pixel, then big-endian.
+bool store_integers(const int* ints, std::uint64_t n, int width, std::int64_t offset,
+                    std::span<std::uint8_t> out) {
+  const bool stored = width == 1   ? narrow_integers<std::uint8_t>(ints, n, offset, out.data())
+                      : width == 2 ? narrow_integers<std::int16_t>(ints, n, offset, out.data())
+                                   : narrow_integers<std::int32_t>(ints, n, offset, out.data());
+  if (stored && width > 1 &&
+      asdfcore::ndarray::native_byte_order() != asdfcore::ndarray::ByteOrder::kBig) {
+    asdfcore::ndarray::swap_units(out.data(), n, static_cast<std::uint32_t>(width));
+  }
+  return stored;
 }
 
 /// Decode an HCOMPRESS_1 stream of `nx` values with CFITSIO's decoder, once its guard has found
@@ -173,9 +187,10 @@ bool plio_decode(const PlainTiles& plain, std::span<const std::uint8_t> stream, 
                  std::span<std::uint8_t> out, Scratch& scratch) {
   if (nx > INT_MAX) return false;
   scratch.words.resize(stream.size() / 2);
-  for (std::size_t i = 0; i < scratch.words.size(); ++i) {
-    scratch.words[i] =
-        static_cast<short>(static_cast<std::uint16_t>(stream[2 * i] << 8 | stream[2 * i + 1]));
+  std::memcpy(scratch.words.data(), stream.data(), scratch.words.size() * 2);
+  if (asdfcore::ndarray::native_byte_order() != asdfcore::ndarray::ByteOrder::kBig) {
+    asdfcore::ndarray::swap_units(reinterpret_cast<std::uint8_t*>(scratch.words.data()),
+                                  scratch.words.size(), 2);
   }
   if (plio_tile_problem(scratch.words, nx)) return false;
   scratch.wide.resize(static_cast<std::size_t>(nx + 1) / 2);

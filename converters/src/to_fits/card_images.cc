@@ -1,5 +1,7 @@
 #include "to_fits/card_images.h"
 
+#include <utility>
+
 #include "asdfcore/error.h"
 #include "fits/card_entry.h"
 #include "fits/card_format.h"
@@ -52,9 +54,9 @@ std::optional<std::string> utf8_to_latin1(std::string_view s) {
 /// `card`'s own node, to be read, not changed.
 TreeCard tree_card_of(const Card& card) {
   static const NodePtr kNull = Node::make_null();
-  const CardEntry e = card_entry(card);
+  CardEntry e = card_entry(card);
   TreeCard c;
-  c.keyword = e.keyword;
+  c.keyword = std::move(e.keyword);
   c.value = e.value ? e.value : kNull;
   c.comment = std::string(e.comment);
   return c;

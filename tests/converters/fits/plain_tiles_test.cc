@@ -356,8 +356,7 @@ TEST_CASE("plain tiles: a damaged tile leaves its band to the guarded path", "[p
   }
 }
 
-TEST_CASE("plain tiles: other codecs, and pixels CFITSIO converts, are not taken",
-          "[plain-tiles]") {
+TEST_CASE("plain tiles: pixels CFITSIO converts to another type are not taken", "[plain-tiles]") {
   std::mt19937_64 random(5);
   for (const int compression : {RICE_1, GZIP_2, HCOMPRESS_1, PLIO_1}) {
     // At 32 bits a pixel, read as 16: CFITSIO converts the values.
