@@ -6,14 +6,18 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "asdfcore/compression/codec.h"
@@ -1031,4 +1035,182 @@ TEST_CASE("the default room after a tree: a tenth, at least 1 KiB, to a 4 KiB bo
   const auto path = (dir / "tree-only.asdf").string();
   write_container(path, kTree, {});
   CHECK(std::filesystem::file_size(path) == head_for("1.6.0").size() + kTree.size());
+}
+
+namespace {
+
+/// A `BlockToWrite::fill` like a tile-compressed image's: a thread of its own writes `data` into
+/// the region in steps of `step` bytes (failing at byte `fail_at` if set), and each progress
+/// call waits for the next step. Counts its calls; `alive` expires once the thread is joined.
+struct ThreadFill {
+  struct State {
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::uint64_t written = 0;
+    bool stop = false;
+    bool failed = false;
+    std::thread thread;
+    ~State() {
+      {
+        std::lock_guard lock(mutex);
+        stop = true;
+      }
+      changed.notify_all();
+      if (thread.joinable()) thread.join();
+    }
+  };
+  const Bytes* data = nullptr;
+  std::size_t step = 1u << 20;
+  std::optional<std::size_t> fail_at;
+  std::shared_ptr<int> calls = std::make_shared<int>(0);
+  std::shared_ptr<std::weak_ptr<State>> alive = std::make_shared<std::weak_ptr<State>>();
+
+  BlockToWrite::FillProgress operator()(std::span<std::uint8_t> region) const {
+    ++*calls;
+    REQUIRE(region.size() == data->size());
+    auto state = std::make_shared<State>();
+    *alive = state;
+    state->thread = std::thread([s = state.get(), region, d = data, step = step, fail = fail_at] {
+      std::uint64_t at = 0;
+      while (at < region.size()) {
+        const std::uint64_t end = std::min<std::uint64_t>(at + step, region.size());
+        if (fail && *fail < end) {
+          std::lock_guard lock(s->mutex);
+          s->failed = true;
+          break;
+        }
+        std::copy(d->begin() + static_cast<std::ptrdiff_t>(at),
+                  d->begin() + static_cast<std::ptrdiff_t>(end),
+                  region.begin() + static_cast<std::ptrdiff_t>(at));
+        std::lock_guard lock(s->mutex);
+        if (s->stop) break;
+        s->written = at = end;
+        s->changed.notify_all();
+      }
+      s->changed.notify_all();
+    });
+    return [state, reported = std::make_shared<std::uint64_t>(0)]() -> std::uint64_t {
+      std::unique_lock lock(state->mutex);
+      state->changed.wait(lock, [&] { return state->failed || state->written > *reported; });
+      if (state->written == *reported && state->failed) {
+        throw Error(ErrorCode::kCompression, "the fill failed (test)");
+      }
+      return *reported = state->written;
+    };
+  }
+};
+
+/// A source pulling `data` in order, counting its pulls.
+std::function<std::size_t(std::span<std::uint8_t>)> pulling(const Bytes& data,
+                                                           std::shared_ptr<int> pulls) {
+  auto at = std::make_shared<std::size_t>(0);
+  return [&data, at, pulls](std::span<std::uint8_t> buffer) {
+    ++*pulls;
+    const std::size_t n = std::min(buffer.size(), data.size() - *at);
+    std::copy_n(data.begin() + static_cast<std::ptrdiff_t>(*at), n, buffer.begin());
+    *at += n;
+    return n;
+  };
+}
+
+}  // namespace
+
+TEST_CASE("a source's block written in place by its own thread: the file it would be pulled into",
+          "[writer][fill]") {
+  fitsasdf::test::TempDir dir;
+  const Bytes data = pattern((9u << 20) + 5);
+  const Bytes after = pattern(1000, 2);
+  for (const auto convention : {ChecksumConvention::kStoredBytes, ChecksumConvention::kNone}) {
+    std::string files[2];
+    for (const bool in_place : {false, true}) {
+      INFO((in_place ? "in place" : "pulled") << ", checksum " << static_cast<int>(convention));
+      auto pulls = std::make_shared<int>(0);
+      ThreadFill fill{&data, (1u << 20) + 3};
+      BlockToWrite blocks[2];
+      blocks[0].source = pulling(data, pulls);
+      blocks[0].source_size = data.size();
+      blocks[0].padding = 3;
+      if (in_place) blocks[0].fill = fill;
+      blocks[1] = block_of(after);
+      WriteOptions options;
+      options.checksum = convention;
+      options.durable = false;
+      std::uint64_t heard = 0;
+      options.on_data = [&](std::uint64_t n) {
+        CHECK(n <= (4u << 20));
+        heard += n;
+      };
+      const auto out = dir / (in_place ? "placed.asdf" : "pulled.asdf");
+      write_container(out.string(), kTree, blocks, options);
+      CHECK(*fill.calls == (in_place ? 1 : 0));
+      CHECK((*pulls == 0) == in_place);
+      CHECK(fill.alive->expired());
+      CHECK(heard == data.size() + after.size());
+      const Container c = Container::open(out.string());
+      REQUIRE(c.blocks().size() == 2);
+      CHECK(to_bytes(c.data(0, true).span()) == data);
+      CHECK(to_bytes(c.data(1, true).span()) == after);
+      CHECK(c.blocks()[0].header.allocated_size == data.size() + 3);
+      CHECK(c.check(0) == (convention == ChecksumConvention::kNone ? ChecksumStatus::kUnchecked
+                                                                   : ChecksumStatus::kMatchesStored));
+      CHECK(c.block_index_valid());
+      files[in_place ? 1 : 0] = read_all(out);
+    }
+    CHECK(files[0] == files[1]);
+  }
+}
+
+TEST_CASE("a fill that fails or misreports stops the write: its thread joined, nothing left",
+          "[writer][fill][error]") {
+  fitsasdf::test::TempDir dir;
+  const Bytes data = pattern((5u << 20) + 17);
+  const auto out = (dir / "out.asdf").string();
+  auto pulls = std::make_shared<int>(0);
+  BlockToWrite block;
+  block.source = pulling(data, pulls);
+  block.source_size = data.size();
+
+  // Its thread fails at byte 3 MiB: the error comes from the progress call that waits for it.
+  ThreadFill failing{&data, 1u << 20, std::size_t{3} << 20};
+  block.fill = failing;
+  require_refused([&] { write_container(out, kTree, std::span(&block, 1)); },
+                  ErrorCode::kCompression, dir.path());
+  CHECK(*failing.calls == 1);
+  CHECK(failing.alive->expired());
+
+  // Progress that does not move, or runs past the region, is the source's fault.
+  for (const std::uint64_t reported : {std::uint64_t{0}, std::uint64_t{data.size() + 1}}) {
+    INFO("reports " << reported);
+    block.fill = [reported](std::span<std::uint8_t>) -> BlockToWrite::FillProgress {
+      return [reported] { return reported; };
+    };
+    require_refused([&] { write_container(out, kTree, std::span(&block, 1)); },
+                    ErrorCode::kInvalidArgument, dir.path());
+  }
+  CHECK(*pulls == 0);
+}
+
+TEST_CASE("a fill is not asked for a block with pieces before its source or a compressed one",
+          "[writer][fill]") {
+  fitsasdf::test::TempDir dir;
+  const Bytes data = pattern((2u << 20) + 9);
+  const Bytes head = pattern(100, 3);
+  for (const std::string codec : {"", "zlib"}) {
+    INFO("compression '" << codec << "'");
+    auto pulls = std::make_shared<int>(0);
+    ThreadFill fill{&data};
+    BlockToWrite block;
+    if (codec.empty()) block.pieces = {span_of(head)};
+    block.source = pulling(data, pulls);
+    block.source_size = data.size();
+    block.fill = fill;
+    block.compression = codec;
+    const auto out = dir / ("out" + codec + ".asdf");
+    write_container(out.string(), kTree, std::span(&block, 1));
+    CHECK(*fill.calls == 0);
+    CHECK(*pulls > 0);
+    Bytes expected = codec.empty() ? head : Bytes{};
+    expected.insert(expected.end(), data.begin(), data.end());
+    CHECK(to_bytes(Container::open(out.string()).data(0, true).span()) == expected);
+  }
 }

@@ -52,7 +52,8 @@ bool says(const std::optional<std::string>& problem, const std::string& part) {
 /// An int16 image of `nx` x `ny` (a smooth ramp with some texture), compressed by fpack with
 /// `options`; returns the .fz file's bytes.
 std::string fpacked(const fitsasdf::test::TempDir& dir, int nx, int ny,
-                    const std::vector<std::string>& options) {
+                    const std::vector<std::string>& options,
+                    const std::vector<std::string>& more_cards = {}) {
   std::string pixels;
   for (int y = 0; y < ny; ++y) {
     for (int x = 0; x < nx; ++x) {
@@ -61,10 +62,10 @@ std::string fpacked(const fitsasdf::test::TempDir& dir, int nx, int ny,
     }
   }
   const fs::path plain = dir / "plain.fits";
-  std::ofstream(plain, std::ios::binary)
-      << hdu({card("SIMPLE", "T"), num("BITPIX", 16), num("NAXIS", 2), num("NAXIS1", nx),
-              num("NAXIS2", ny)},
-             pixels);
+  std::vector<std::string> cards{card("SIMPLE", "T"), num("BITPIX", 16), num("NAXIS", 2),
+                                 num("NAXIS1", nx), num("NAXIS2", ny)};
+  cards.insert(cards.end(), more_cards.begin(), more_cards.end());
+  std::ofstream(plain, std::ios::binary) << hdu(cards, pixels);
   const fs::path packed = dir / "packed.fits.fz";
   fs::remove(packed);
   std::vector<std::string> argv{"fpack"};
@@ -634,6 +635,46 @@ TEST_CASE("a dithered float image needs a ZDITHER0 from 1 to 10000", "[tile_guar
         dir, with_seed(seed),
         "the dithered float image's ZDITHER0 = " + std::to_string(seed) + " is outside 1 to 10000",
         ErrorCode::kMalformed);
+  }
+}
+
+TEST_CASE("an unsigned tile-compressed image changed on its way out: the same bytes on any thread "
+          "count, in either byte order",
+          "[tile_guard]") {
+  // BZERO = 32768 over 16-bit pixels: each band's sign bits are flipped (and, for the native
+  // byte order, its bytes swapped) by the decoding threads, in the output itself where it is
+  // written in place.
+  fitsasdf::test::TempDir dir;
+  const int nx = 1024, ny = 1500;
+  const fs::path in = dir / "in.fits.fz";
+  std::ofstream(in, std::ios::binary) << fpacked(dir, nx, ny, {"-r"}, {num("BZERO", 32768)});
+  for (const bool native : {false, true}) {
+    std::string expected;
+    for (int y = 0; y < ny; ++y) {
+      for (int x = 0; x < nx; ++x) {
+        const auto value = static_cast<std::uint16_t>(1000 + 7 * x - 3 * y + (x * y) % 13 + 32768);
+        const char bytes[2] = {static_cast<char>(value >> 8), static_cast<char>(value & 0xff)};
+        expected += native ? std::string{bytes[1], bytes[0]} : std::string{bytes[0], bytes[1]};
+      }
+    }
+    std::vector<std::string> outputs;
+    for (const unsigned threads : {1u, 2u, 3u}) {
+      INFO("threads " << threads << (native ? ", native byte order" : ""));
+      fitsasdf::ConvertOptions options;
+      options.durable = false;
+      options.threads = threads;
+      options.native_byte_order = native;
+      const fs::path out = dir / ("out" + std::to_string(threads) + ".asdf");
+      fs::remove(out);
+      fitsasdf::convert_fits_to_asdf(in.string(), out.string(), options);
+      const auto file = asdfcore::AsdfFile::open(out.string());
+      const auto data = file.array(*file.tree()->get("fits")->items()[1]->get("data")).data();
+      CHECK(std::string(reinterpret_cast<const char*>(data.data()), data.size()) == expected);
+      std::ifstream bytes(out, std::ios::binary);
+      outputs.emplace_back(std::istreambuf_iterator<char>(bytes), std::istreambuf_iterator<char>());
+    }
+    CHECK(outputs[0] == outputs[1]);
+    CHECK(outputs[0] == outputs[2]);
   }
 }
 
