@@ -638,6 +638,34 @@ TEST_CASE("a dithered float image needs a ZDITHER0 from 1 to 10000", "[tile_guar
   }
 }
 
+namespace {
+
+/// Convert the tile-compressed `in` (in `dir`) to ASDF on 1, 2 and 3 threads, in native byte
+/// order or not: each output's image holds `expected`, and the three files are the same bytes.
+void check_thread_counts_agree(const fitsasdf::test::TempDir& dir, const fs::path& in,
+                               bool native, const std::string& expected) {
+  std::vector<std::string> outputs;
+  for (const unsigned threads : {1u, 2u, 3u}) {
+    INFO("threads " << threads);
+    fitsasdf::ConvertOptions options;
+    options.durable = false;
+    options.threads = threads;
+    options.native_byte_order = native;
+    const fs::path out = dir / ("out" + std::to_string(threads) + ".asdf");
+    fs::remove(out);
+    fitsasdf::convert_fits_to_asdf(in.string(), out.string(), options);
+    const auto file = asdfcore::AsdfFile::open(out.string());
+    const auto data = file.array(*file.tree()->get("fits")->items()[1]->get("data")).data();
+    CHECK(std::string(reinterpret_cast<const char*>(data.data()), data.size()) == expected);
+    std::ifstream bytes(out, std::ios::binary);
+    outputs.emplace_back(std::istreambuf_iterator<char>(bytes), std::istreambuf_iterator<char>());
+  }
+  CHECK(outputs[0] == outputs[1]);
+  CHECK(outputs[0] == outputs[2]);
+}
+
+}  // namespace
+
 TEST_CASE("an unsigned tile-compressed image changed on its way out: the same bytes on any thread "
           "count, in either byte order",
           "[tile_guard]") {
@@ -657,24 +685,8 @@ TEST_CASE("an unsigned tile-compressed image changed on its way out: the same by
         expected += native ? std::string{bytes[1], bytes[0]} : std::string{bytes[0], bytes[1]};
       }
     }
-    std::vector<std::string> outputs;
-    for (const unsigned threads : {1u, 2u, 3u}) {
-      INFO("threads " << threads << (native ? ", native byte order" : ""));
-      fitsasdf::ConvertOptions options;
-      options.durable = false;
-      options.threads = threads;
-      options.native_byte_order = native;
-      const fs::path out = dir / ("out" + std::to_string(threads) + ".asdf");
-      fs::remove(out);
-      fitsasdf::convert_fits_to_asdf(in.string(), out.string(), options);
-      const auto file = asdfcore::AsdfFile::open(out.string());
-      const auto data = file.array(*file.tree()->get("fits")->items()[1]->get("data")).data();
-      CHECK(std::string(reinterpret_cast<const char*>(data.data()), data.size()) == expected);
-      std::ifstream bytes(out, std::ios::binary);
-      outputs.emplace_back(std::istreambuf_iterator<char>(bytes), std::istreambuf_iterator<char>());
-    }
-    CHECK(outputs[0] == outputs[1]);
-    CHECK(outputs[0] == outputs[2]);
+    INFO((native ? "native byte order" : "big-endian"));
+    check_thread_counts_agree(dir, in, native, expected);
   }
 }
 
@@ -695,22 +707,7 @@ TEST_CASE("a tile-compressed image is decoded band by band, on one thread or sev
           big_endian<std::int16_t>(static_cast<std::int16_t>(1000 + 7 * x - 3 * y + (x * y) % 13));
     }
   }
-  std::vector<std::string> outputs;
-  for (const unsigned threads : {1u, 2u, 3u}) {
-    INFO("threads " << threads);
-    fitsasdf::ConvertOptions options;
-    options.durable = false;
-    options.threads = threads;
-    const fs::path out = dir / ("out" + std::to_string(threads) + ".asdf");
-    fitsasdf::convert_fits_to_asdf(in.string(), out.string(), options);
-    const auto file = asdfcore::AsdfFile::open(out.string());
-    const auto data = file.array(*file.tree()->get("fits")->items()[1]->get("data")).data();
-    CHECK(std::string(reinterpret_cast<const char*>(data.data()), data.size()) == expected);
-    std::ifstream bytes(out, std::ios::binary);
-    outputs.emplace_back(std::istreambuf_iterator<char>(bytes), std::istreambuf_iterator<char>());
-  }
-  CHECK(outputs[0] == outputs[1]);
-  CHECK(outputs[0] == outputs[2]);
+  check_thread_counts_agree(dir, in, false, expected);
 
   // Tile 1400 (band 3 of 3) becomes a run of zero bits: the first two bands are decoded, then
   // the error comes from the block's writing, and no output is left.
