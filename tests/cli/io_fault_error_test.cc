@@ -116,6 +116,53 @@ TEST_CASE("convert stops with exit 3, one line and nothing left when writing fai
   layer_ran(kLayerInjectedFaults, fault_environment(Fault{}).front());
 }
 
+TEST_CASE("convert of a tile-compressed image on two threads stops with exit 3 when the disk "
+          "cannot hold the pixels it writes in place",
+          "[cli][convert][fault]") {
+  // 1024 x 1500 int16 pixels, fpack'ed: three bands, which two threads write straight into a
+  // mapping of the output, allocated first. A full disk at that allocation (after the header
+  // and tree were written) is the same one-line error as at a write, and nothing is left.
+  TempDir dir;
+  std::string pixels;
+  for (int i = 0; i < 1024 * 1500; ++i) {
+    pixels += fits_builder::big_endian<std::int16_t>(static_cast<std::int16_t>(i % 4000 - 2000));
+  }
+  using fits_builder::card;
+  using fits_builder::num;
+  write_file(dir / "plain.fits",
+             fits_builder::hdu({card("SIMPLE", "T"), num("BITPIX", 16), num("NAXIS", 2),
+                                num("NAXIS1", 1024), num("NAXIS2", 1500)},
+                               pixels));
+  const RunResult packed = run({"fpack", "-r", "-O", (dir / "in.fits.fz").string(),
+                                (dir / "plain.fits").string()});
+  REQUIRE(packed.status == 0);
+  fs::remove(dir / "plain.fits");
+  const auto before = snapshot(dir.path());
+  for (const std::string error : {"ENOSPC", "EDQUOT"}) {
+    for (const std::uint64_t after : {std::uint64_t{0}, std::uint64_t{100000}}) {
+      const Fault fault{.error = error,
+                        .path_substr = "out.",
+                        .after_bytes = after,
+                        .log = dir.path().parent_path() / (dir.path().filename().string() + ".log")};
+      fs::remove(fault.log);
+      const RunResult r = run_cli_with_fault(fault, {"convert", (dir / "in.fits.fz").string(), "-o",
+                                                     (dir / "out.asdf").string(), "--threads", "2"});
+      INFO(error << " after " << after << " bytes\n" << r.err);
+      const std::vector<std::string> failed = injected_failures(fault);
+      REQUIRE(!failed.empty());
+      // Past the header and tree, the call that meets the full disk is the allocation.
+      CHECK((after == 0) != failed.front().starts_with("fallocate "));
+      CHECK(r.status == 3);
+      CHECK(lines(r.err) == 1);
+      CHECK(contains(r.err, "fitsasdf: error [io]: "));
+      CHECK(contains(r.err, "out.asdf"));
+      CHECK(contains(r.err, error_text(error)));
+      CHECK(snapshot(dir.path()) == before);
+      fs::remove(fault.log);
+    }
+  }
+}
+
 TEST_CASE("convert stops with exit 3 and one line when the output folder cannot be written",
           "[cli][convert][fault]") {
   TempDir dir;
