@@ -117,11 +117,11 @@ TEST_CASE("convert stops with exit 3, one line and nothing left when writing fai
 }
 
 TEST_CASE("convert of a tile-compressed image on two threads stops with exit 3 when the disk "
-          "cannot hold the pixels it writes in place",
+          "fills up before or among its pixels",
           "[cli][convert][fault]") {
-  // 1024 x 1500 int16 pixels, fpack'ed: three bands, which two threads write straight into a
-  // mapping of the output, allocated first. A full disk at that allocation (after the header
-  // and tree were written) is the same one-line error as at a write, and nothing is left.
+  // 1024 x 1500 int16 pixels, fpack'ed: three bands, decoded by two threads while the writer
+  // writes them. A full disk at the first byte, or after the header and tree were written, is
+  // one line, and the workers are stopped with nothing left.
   TempDir dir;
   std::string pixels;
   for (int i = 0; i < 1024 * 1500; ++i) {
@@ -148,10 +148,7 @@ TEST_CASE("convert of a tile-compressed image on two threads stops with exit 3 w
       const RunResult r = run_cli_with_fault(fault, {"convert", (dir / "in.fits.fz").string(), "-o",
                                                      (dir / "out.asdf").string(), "--threads", "2"});
       INFO(error << " after " << after << " bytes\n" << r.err);
-      const std::vector<std::string> failed = injected_failures(fault);
-      REQUIRE(!failed.empty());
-      // Past the header and tree, the call that meets the full disk is the allocation.
-      CHECK((after == 0) != failed.front().starts_with("fallocate "));
+      CHECK(!injected_failures(fault).empty());  // the shim did make a call fail
       CHECK(r.status == 3);
       CHECK(lines(r.err) == 1);
       CHECK(contains(r.err, "fitsasdf: error [io]: "));

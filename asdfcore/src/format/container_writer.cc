@@ -9,7 +9,6 @@
 #include <cstring>
 #include <deque>
 #include <future>
-#include <optional>
 #include <thread>
 
 #include "asdfcore/compression/md5.h"
@@ -17,7 +16,6 @@
 #include "asdfcore/format/block_header.h"
 #include "asdfcore/format/block_index.h"
 #include "asdfcore/io/atomic_file.h"
-#include "asdfcore/io/output_region.h"
 #include "format/hash_pool.h"
 
 namespace asdfcore::format {
@@ -109,40 +107,6 @@ class HashBehind {
   compression::Md5& h_;
   std::future<void> hashing_;
 };
-
-/// Have `fill` write `region` (a block's data) and follow it: hash each stretch it reports
-/// final into `h` (when given), report it to `on_data` (when set) in pieces of at most
-/// `kReportChunk`, then let its pages go. Return the bytes written (the region's size). The
-/// filling is stopped and its threads joined before this returns, thrown or not.
-std::uint64_t fill_in_place(
-    io::OutputRegion& region,
-    const std::function<BlockToWrite::FillProgress(std::span<std::uint8_t>)>& fill,
-    compression::Md5* h, const std::function<void(std::uint64_t)>& on_data,
-    const ErrorContext& where) {
-  const std::span<std::uint8_t> bytes = region.bytes();
-  BlockToWrite::FillProgress progress = fill(bytes);
-  std::uint64_t done = 0;
-  while (done < bytes.size()) {
-    const std::uint64_t final_end = progress();
-    if (final_end <= done || final_end > bytes.size()) {
-      throw Error(ErrorCode::kInvalidArgument,
-                  "the block's data source reported " + std::to_string(final_end) + " of " +
-                      std::to_string(bytes.size()) + " bytes written after " +
-                      std::to_string(done),
-                  where);
-    }
-    while (done < final_end) {
-      const auto n =
-          static_cast<std::size_t>(std::min<std::uint64_t>(final_end - done, kReportChunk));
-      const auto piece = std::span<const std::uint8_t>(bytes.data() + done, n);
-      if (h != nullptr) h->update(piece);
-      done += n;
-      if (on_data) on_data(n);
-    }
-    region.release_before(done);
-  }
-  return done;
-}
 
 /// The decoded bytes of a block read in order, piece by piece, as a codec's streaming
 /// compression asks for them: first the memory pieces, then the file ranges. A range with a
@@ -394,72 +358,60 @@ std::vector<std::uint64_t> write_container(const std::string& path, std::string_
       out.write(encode_block_header(header));
       compression::Md5 h;
       std::uint64_t written = 0;
-      // Filled in place where the output can be mapped: the source's threads write straight
-      // into the file (their page faults side by side) and this one hashes what they finished.
-      const bool in_place = block.fill && block.source_size && block.pieces.empty() &&
-                            block.file_ranges.empty() && !block.streamed;
-      std::optional<io::OutputRegion> region =
-          in_place ? out.map_next(*block.source_size) : std::nullopt;
-      if (region) {
-        written = fill_in_place(*region, block.fill, sum ? &h : nullptr, options.on_data,
-                                ErrorContext{.file = path, .block = i});
-        region.reset();
-      } else {
-        for (const auto& p : block.pieces) {
-          if (sum) h.update(p);
-          out.write(p);
-          written += p.size();
-          if (options.on_data) options.on_data(p.size());
-        }
-        std::vector<std::uint8_t> chunk;
-        for (const auto& r : block.file_ranges) {
-          chunk.resize(kStreamChunk);
-          read_range(r, std::span(&chunk, 1), [&](std::span<const std::uint8_t> bytes) {
-            if (sum) h.update(bytes);
-            out.write(bytes);
-            written += bytes.size();
-            if (options.on_data) options.on_data(bytes.size());
-          });
-        }
-        // A large source's chunks are hashed on a second thread while this one writes them and
-        // pulls the next into the other buffer (a tile-compressed image's bands come from threads
-        // of their own: hashing and writing in one thread would hold them back).
-        const bool overlap = sum && hash_threads > 1 &&
-                             (!block.source_size || *block.source_size >= 4 * kStreamChunk);
-        std::vector<std::uint8_t> other;
-        if (overlap) other.resize(kStreamChunk);
-        HashBehind behind(h);
-        chunk.resize(kStreamChunk);
-        std::uint64_t pulled = 0;
-        while (true) {
-          if (overlap) chunk.swap(other);
-          std::span<std::uint8_t> want(chunk);
-          if (block.source_size) {
-            want = want.first(static_cast<std::size_t>(
-                std::min<std::uint64_t>(want.size(), *block.source_size - pulled)));
-            if (want.empty()) break;
-          }
-          const std::size_t n = pull_full(block.source, want);
-          if (n == 0 && !want.empty() && block.source_size) {
-            throw Error(ErrorCode::kInvalidArgument,
-                        "the block's data source ended " +
-                            std::to_string(*block.source_size - pulled) + " bytes early",
-                        ErrorContext{.file = path, .block = i});
-          }
-          if (n == 0) break;
-          const auto bytes = std::span<const std::uint8_t>(chunk.data(), n);
-          if (overlap) {
-            behind.add(bytes);
-          } else if (sum) {
-            h.update(bytes);
-          }
-          out.write(bytes);
-          pulled += n;
-          written += n;
-          if (options.on_data) options.on_data(n);
-        }
-        behind.wait();
+      for (const auto& p : block.pieces) {
+        if (sum) h.update(p);
+        out.write(p);
+        written += p.size();
+        if (options.on_data) options.on_data(p.size());
       }
+      std::vector<std::uint8_t> chunk;
+      for (const auto& r : block.file_ranges) {
+        chunk.resize(kStreamChunk);
+        read_range(r, std::span(&chunk, 1), [&](std::span<const std::uint8_t> bytes) {
+          if (sum) h.update(bytes);
+          out.write(bytes);
+          written += bytes.size();
+          if (options.on_data) options.on_data(bytes.size());
+        });
+      }
+      // A large source's chunks are hashed on a second thread while this one writes them and
+      // pulls the next into the other buffer (a tile-compressed image's bands come from threads
+      // of their own: hashing and writing in one thread would hold them back).
+      const bool overlap = sum && hash_threads > 1 &&
+                           (!block.source_size || *block.source_size >= 4 * kStreamChunk);
+      std::vector<std::uint8_t> other;
+      if (overlap) other.resize(kStreamChunk);
+      HashBehind behind(h);
+      chunk.resize(kStreamChunk);
+      std::uint64_t pulled = 0;
+      while (true) {
+        if (overlap) chunk.swap(other);
+        std::span<std::uint8_t> want(chunk);
+        if (block.source_size) {
+          want = want.first(static_cast<std::size_t>(
+              std::min<std::uint64_t>(want.size(), *block.source_size - pulled)));
+          if (want.empty()) break;
+        }
+        const std::size_t n = pull_full(block.source, want);
+        if (n == 0 && !want.empty() && block.source_size) {
+          throw Error(ErrorCode::kInvalidArgument,
+                      "the block's data source ended " +
+                          std::to_string(*block.source_size - pulled) + " bytes early",
+                      ErrorContext{.file = path, .block = i});
+        }
+        if (n == 0) break;
+        const auto bytes = std::span<const std::uint8_t>(chunk.data(), n);
+        if (overlap) {
+          behind.add(bytes);
+        } else if (sum) {
+          h.update(bytes);
+        }
+        out.write(bytes);
+        pulled += n;
+        written += n;
+        if (options.on_data) options.on_data(n);
+      }
+      behind.wait();
       header.data_size = written;
       header.used_size = written;
       header.allocated_size = written + block.padding;

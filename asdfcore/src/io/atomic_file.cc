@@ -1,7 +1,6 @@
 #include "asdfcore/io/atomic_file.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -12,7 +11,6 @@
 #include <climits>
 #include <utility>
 #include <cstring>
-#include <limits>
 #include <filesystem>
 #include <vector>
 
@@ -204,40 +202,6 @@ void AtomicFile::write_at(std::uint64_t offset, std::span<const std::uint8_t> by
     }
     done += static_cast<std::size_t>(n);
   }
-}
-
-std::optional<OutputRegion> AtomicFile::map_next(std::uint64_t size) {
-  if (fd_ < 0) {
-    throw Error(ErrorCode::kInvalidArgument, "write after commit", ErrorContext{.file = path_});
-  }
-  if (size == 0 ||
-      size > static_cast<std::uint64_t>(std::numeric_limits<off_t>::max()) - position_) {
-    return std::nullopt;
-  }
-  const auto start = static_cast<off_t>(position_);
-  const auto length = static_cast<off_t>(size);
-  // Linux's fallocate, not posix_fallocate: where the file system cannot allocate ahead, glibc's
-  // posix_fallocate writes zeros instead, which is the copy this is meant to save.
-  while (fallocate(fd_, 0, start, length) != 0) {
-    if (errno == EINTR) continue;
-    if (errno == ENOSPC || errno == EDQUOT || errno == EFBIG) {
-      const int err = errno;
-      (void)ftruncate(fd_, start);  // nothing half-allocated left at the end
-      fail(temp_path_, "cannot allocate " + std::to_string(size) + " bytes of output", err);
-    }
-    return std::nullopt;  // EOPNOTSUPP and the like: written the usual way
-  }
-  const auto page = static_cast<off_t>(sysconf(_SC_PAGESIZE));
-  const off_t map_start = start / page * page;
-  const auto mapping_size = static_cast<std::size_t>(start + length - map_start);
-  void* mapping = mmap(nullptr, mapping_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, map_start);
-  if (mapping == MAP_FAILED || lseek(fd_, start + length, SEEK_SET) < 0) {
-    if (mapping != MAP_FAILED) munmap(mapping, mapping_size);
-    if (ftruncate(fd_, start) != 0) fail(temp_path_, "cannot shorten the output", errno);
-    return std::nullopt;
-  }
-  position_ += size;
-  return OutputRegion(mapping, mapping_size, static_cast<std::size_t>(start - map_start));
 }
 
 void AtomicFile::set_mode(unsigned mode) {

@@ -95,19 +95,15 @@ namespace {
 /// Bands decoded ahead of the reader by worker threads, each with its own CFITSIO handle, at
 /// most `window` bands beyond the one the reader waits for: two a thread, and as many as the
 /// writer pulls at once (4 MiB, 1 MiB bands), so that the workers go on while it writes them.
-/// The bands go to buffers of their own, copied out by `read`, or, given a destination (the
-/// output's bytes, mapped), straight to their place in it, followed by `finished`; the writer
-/// then takes each band as it comes, and the window is two bands a thread.
 constexpr long kWriterChunkBands = 4;
 class BandPipeline {
  public:
-  BandPipeline(std::shared_ptr<TileReader> image, TileReader::State& state, unsigned threads,
-               TileReader::Transform transform, std::span<std::uint8_t> destination = {})
+  BandPipeline(std::shared_ptr<TileReader> image, TileReader::State& state,
+               unsigned threads, TileReader::Transform transform)
       : image_(std::move(image)),
         state_(state),
         transform_(std::move(transform)),
-        destination_(destination),
-        window_(2 * static_cast<long>(threads) + (destination.empty() ? kWriterChunkBands : 0)) {
+        window_(2 * static_cast<long>(threads) + kWriterChunkBands) {
     for (unsigned t = 0; t < threads; ++t) state_.handle(t);  // opened here: errors thrown now
     for (unsigned t = 0; t < threads; ++t) workers_.emplace_back([this, t] { work(t); });
   }
@@ -136,22 +132,6 @@ class BandPipeline {
       at_ += n;
     }
     return given;
-  }
-
-  /// With a destination: wait until the band after those already reported is in place, then
-  /// return the bytes in place from the destination's start (a `BlockToWrite::FillProgress`).
-  std::uint64_t finished() {
-    std::unique_lock lock(mutex_);
-    changed_.wait(lock, [this] {
-      return next_ == state_.cut.bands || ready_.count(next_) != 0 || failed_.count(next_) != 0;
-    });
-    if (auto f = failed_.find(next_); f != failed_.end()) std::rethrow_exception(f->second);
-    while (ready_.count(next_) != 0) ready_.erase(next_++);
-    const std::uint64_t done = next_ == state_.cut.bands ? destination_.size()
-                                                         : state_.cut.band_offset(next_);
-    lock.unlock();
-    changed_.notify_all();
-    return done;
   }
 
  private:
@@ -183,17 +163,9 @@ class BandPipeline {
         }
       }
       try {
-        const std::uint64_t offset = state_.cut.band_offset(band);
-        const auto size = static_cast<std::size_t>(state_.cut.band_bytes(band));
-        std::span<std::uint8_t> out;
-        if (destination_.empty()) {
-          buffer.resize(size);
-          out = buffer;
-        } else {
-          out = destination_.subspan(static_cast<std::size_t>(offset), size);
-        }
-        state_.decode(state_.handle(t), band, out.data());
-        if (transform_) transform_(out, offset);
+        buffer.resize(static_cast<std::size_t>(state_.cut.band_bytes(band)));
+        state_.decode(state_.handle(t), band, buffer.data());
+        if (transform_) transform_(buffer, state_.cut.band_offset(band));
         std::lock_guard lock(mutex_);
         ready_.emplace(band, std::move(buffer));
       } catch (...) {
@@ -208,14 +180,13 @@ class BandPipeline {
   std::shared_ptr<TileReader> image_;  // keeps `state_` alive
   TileReader::State& state_;
   TileReader::Transform transform_;
-  const std::span<std::uint8_t> destination_;  // empty: bands go to buffers
   const long window_;
   std::mutex mutex_;
   std::condition_variable changed_;
   bool stop_ = false;
   long claimed_ = 0;  // bands handed to workers
   long next_ = 0;     // the band the reader takes next
-  std::map<long, std::vector<std::uint8_t>> ready_;  // (empty vectors with a destination)
+  std::map<long, std::vector<std::uint8_t>> ready_;
   std::map<long, std::exception_ptr> failed_;
   std::vector<std::vector<std::uint8_t>> spare_;  // buffers of bands already read, reused
   std::vector<std::uint8_t> current_;
@@ -223,35 +194,17 @@ class BandPipeline {
   std::vector<std::thread> workers_;
 };
 
-/// The threads to decode `state`'s bands with, out of `threads` asked for: none beyond the
-/// caller's own for one thread or an image of one band.
-unsigned decoding_threads(const TileReader::State& state, unsigned threads) {
-  if (state.cut.bands <= 1 || threads <= 1) return 0;
-  return static_cast<unsigned>(std::min<long>(threads, state.cut.bands));
-}
-
 }  // namespace
 
 TileReader::Source TileReader::stream(std::shared_ptr<TileReader> image, unsigned threads,
                                      Transform transform) {
-  if (const unsigned workers = decoding_threads(*image->state_, threads); workers > 0) {
-    // Workers decode ahead while the caller's thread hashes and writes what they gave. They
-    // start with the first pull: a block written in place (`fill`) never pulls.
-    struct Lazy {
-      std::shared_ptr<TileReader> image;
-      unsigned workers = 0;
-      Transform transform;
-      std::unique_ptr<BandPipeline> pipeline;
-    };
-    auto lazy = std::make_shared<Lazy>(Lazy{std::move(image), workers, std::move(transform), {}});
-    return [lazy](std::span<std::uint8_t> buffer) {
-      if (!lazy->pipeline) {
-        State& state = *lazy->image->state_;
-        lazy->pipeline = std::make_unique<BandPipeline>(lazy->image, state, lazy->workers,
-                                                        lazy->transform);
-      }
-      return lazy->pipeline->read(buffer);
-    };
+  State& state = *image->state_;
+  if (state.cut.bands > 1 && threads > 1) {
+    // Workers decode ahead while the caller's thread hashes and writes what they gave.
+    threads = static_cast<unsigned>(std::min<long>(threads, state.cut.bands));
+    auto pipeline =
+        std::make_shared<BandPipeline>(std::move(image), state, threads, std::move(transform));
+    return [pipeline](std::span<std::uint8_t> buffer) { return pipeline->read(buffer); };
   }
   // One thread (or one band, or none): each band decoded on the caller's thread as it pulls.
   struct Reader {
@@ -280,24 +233,6 @@ TileReader::Source TileReader::stream(std::shared_ptr<TileReader> image, unsigne
       reader->at += n;
     }
     return given;
-  };
-}
-
-TileReader::Fill TileReader::fill(std::shared_ptr<TileReader> image, unsigned threads,
-                                  Transform transform) {
-  const unsigned workers = decoding_threads(*image->state_, threads);
-  if (workers == 0) return {};
-  return [image = std::move(image), workers,
-          transform = std::move(transform)](std::span<std::uint8_t> region) -> Progress {
-    State& state = *image->state_;
-    if (region.size() != image->data_size()) {
-      throw Error(ErrorCode::kInvalidArgument,
-                  "a region of " + std::to_string(region.size()) + " bytes for pixels of " +
-                      std::to_string(image->data_size()),
-                  state.where);
-    }
-    auto pipeline = std::make_shared<BandPipeline>(image, state, workers, transform, region);
-    return [pipeline] { return pipeline->finished(); };
   };
 }
 

@@ -49,26 +49,9 @@ class TileReader {
   /// pulls). The source owns this image.
   /// With more than one thread, `transform` runs on the decoding threads, bands out of order.
   /// Errors (a damaged tile, CFITSIO refusing one) are thrown from the pull that reaches the
-  /// band holding the tile, with the HDU's context. Threads start with the first pull and stop
-  /// when the source is destroyed.
+  /// band holding the tile, with the HDU's context. Threads stop when the source is destroyed.
   static Source stream(std::shared_ptr<TileReader> image, unsigned threads,
                        Transform transform);
-
-  /// Reports how many bytes from the start of a region being filled are final, after waiting
-  /// for more (a `BlockToWrite::FillProgress`).
-  using Progress = std::function<std::uint64_t()>;
-  /// Writes the pixels into `region` (`data_size()` bytes, an output written through memory)
-  /// and returns how to follow it (a `BlockToWrite::fill`).
-  using Fill = std::function<Progress(std::span<std::uint8_t> region)>;
-  /// Return what writes the pixels, as `stream` gives them, straight into their place in a
-  /// region: `threads` threads besides the caller's decode bands side by side into it, and each
-  /// progress call waits for the next band in order. Errors are thrown from the progress call
-  /// that reaches the band holding the tile. Threads stop when the progress is destroyed. The
-  /// fill owns this image. Nothing (pull `stream` instead) with one thread or for an image of
-  /// one band: each page of a mapped output is zeroed when first touched, which costs more than
-  /// `write` on one thread; only on several do those page faults pay, run side by side where
-  /// writes into one file are not.
-  static Fill fill(std::shared_ptr<TileReader> image, unsigned threads, Transform transform);
 
   /// What the image holds; defined in the private tile_reader_state.h.
   struct State;

@@ -73,8 +73,8 @@ std::int64_t BlockSink::add_input(const fits::FitsFile& file, std::uint64_t offs
   return static_cast<std::int64_t>(entries_.size() - 1);
 }
 
-std::int64_t BlockSink::add_source(std::uint64_t size, Source source, Fill fill) {
-  entries_.push_back(Entry{{}, std::nullopt, std::move(source), size, std::move(fill)});
+std::int64_t BlockSink::add_source(std::uint64_t size, Source source) {
+  entries_.push_back(Entry{{}, std::nullopt, std::move(source), size});
   return static_cast<std::int64_t>(entries_.size() - 1);
 }
 
@@ -92,7 +92,6 @@ std::vector<asdfcore::format::BlockToWrite> BlockSink::blocks(const std::string&
     } else if (e.source) {
       w.source = e.source;
       w.source_size = e.source_size;
-      w.fill = e.fill;
     } else {
       w.pieces.push_back(e.bytes.span());
     }

@@ -62,13 +62,9 @@ class BlockSink {
                          asdfcore::io::Buffer bytes, Transform transform = {});
   /// Pulls a block's bytes in order: fills `buffer` from its start, returns how many.
   using Source = std::function<std::size_t(std::span<std::uint8_t> buffer)>;
-  /// Writes a block's bytes in place, where the output can be mapped (`BlockToWrite::fill`).
-  using Fill = std::function<asdfcore::format::BlockToWrite::FillProgress(
-      std::span<std::uint8_t> region)>;
   /// Add a block of exactly `size` bytes pulled from `source` as the block is written (bytes
-  /// made on the way, such as a tile-compressed image's pixels), or written in place by `fill`
-  /// when it is given and the block is written uncompressed; return its index.
-  std::int64_t add_source(std::uint64_t size, Source source, Fill fill = {});
+  /// made on the way, such as a tile-compressed image's pixels); return its index.
+  std::int64_t add_source(std::uint64_t size, Source source);
   /// Return the blocks to write, each compressed with `compression` at `level` (-1: the codec's
   /// default).
   std::vector<asdfcore::format::BlockToWrite> blocks(const std::string& compression,
@@ -80,7 +76,6 @@ class BlockSink {
     std::optional<asdfcore::format::FileRange> range;  ///< Streamed from the input file.
     Source source;                                     ///< Pulled, `source_size` bytes.
     std::uint64_t source_size = 0;
-    Fill fill;                                         ///< Or written in place.
   };
   std::deque<Entry> entries_;
 };

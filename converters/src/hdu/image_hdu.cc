@@ -226,9 +226,8 @@ HduOutput convert_image(const std::vector<Card>& cards, asdfcore::io::Buffer dat
   } else if (tiles) {
     const unsigned threads =
         options.threads != 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-    auto source = fits::TileReader::stream(tiles, threads, transform);
-    auto fill = fits::TileReader::fill(std::move(tiles), threads, std::move(transform));
-    block = sink.add_source(size, std::move(source), std::move(fill));
+    block = sink.add_source(size, fits::TileReader::stream(std::move(tiles), threads,
+                                                           std::move(transform)));
   } else if (data_source) {
     block = sink.add_input(*data_source, data_offset, data, std::move(transform));
   } else if (transform) {

@@ -670,8 +670,7 @@ TEST_CASE("an unsigned tile-compressed image changed on its way out: the same by
           "count, in either byte order",
           "[tile_guard]") {
   // BZERO = 32768 over 16-bit pixels: each band's sign bits are flipped (and, for the native
-  // byte order, its bytes swapped) by the decoding threads, in the output itself where it is
-  // written in place.
+  // byte order, its bytes swapped) by the thread that decoded it, bands out of order.
   fitsasdf::test::TempDir dir;
   const int nx = 1024, ny = 1500;
   const fs::path in = dir / "in.fits.fz";

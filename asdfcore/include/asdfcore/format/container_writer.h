@@ -62,17 +62,6 @@ struct BlockToWrite {
   /// source gives 0 bytes. The source may block (a `StreamWriter` waiting for its caller).
   std::function<std::size_t(std::span<std::uint8_t> buffer)> source;
   std::optional<std::uint64_t> source_size;  ///< The bytes `source` gives, when known.
-  /// Reports how much of a region being filled is final: waits until more is, then returns how
-  /// many bytes from the region's start are (all of them once it is full). Throws what the
-  /// filling threw. Destroying it stops the filling (its threads are joined).
-  using FillProgress = std::function<std::uint64_t()>;
-  /// The source's data written in place instead of pulled: for an uncompressed block of
-  /// `source_size` bytes, when the output can be written through memory (io::OutputRegion),
-  /// `fill(region)` is called once with the block's data bytes and starts writing them, from
-  /// threads of its own or as its progress is asked for; `source` is then never pulled. Where
-  /// the output cannot be mapped, or with pieces or file ranges before the source, `source` is
-  /// pulled as usual.
-  std::function<FillProgress(std::span<std::uint8_t> region)> fill;
 };
 
 /// Settings for writing a file.

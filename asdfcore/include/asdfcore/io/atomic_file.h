@@ -3,11 +3,8 @@
 /// Output files that appear under their final name only when complete.
 
 #include <cstdint>
-#include <optional>
 #include <span>
 #include <string>
-
-#include "asdfcore/io/output_region.h"
 
 namespace asdfcore::io {
 
@@ -41,12 +38,6 @@ class AtomicFile {
   /// Overwrite `bytes` at byte `offset` of what was already written (a header whose checksum
   /// is known only after its data). Does not move the append position.
   void write_at(std::uint64_t offset, std::span<const std::uint8_t> bytes);
-  /// Append `size` bytes to be written through memory: allocate them on disk (zeros until
-  /// written) and return them mapped (`OutputRegion`); the append position moves past them.
-  /// Nothing, with the file unchanged, where the file system cannot allocate ahead or the file
-  /// cannot be mapped (write the bytes instead). Throws `Error` (io) when the disk has no room
-  /// for them (allocating first means a full disk is an error here, never a fault on a page).
-  std::optional<OutputRegion> map_next(std::uint64_t size);
   /// Give the file the permission bits `mode` (those of a file it replaces) instead of the
   /// usual ones under the umask.
   void set_mode(unsigned mode);
