@@ -26,16 +26,16 @@ std::string_view node_kind_name(NodeKind kind) noexcept {
   return "unknown";
 }
 
-NodePtr Node::make_null() { return NodePtr(new Node(NodeKind::kNull)); }
+NodePtr Node::make_null() { return create(NodeKind::kNull); }
 
 NodePtr Node::make_bool(bool value) {
-  NodePtr n(new Node(NodeKind::kBool));
+  NodePtr n = create(NodeKind::kBool);
   n->value_ = value;
   return n;
 }
 
 NodePtr Node::make_int(std::int64_t value) {
-  NodePtr n(new Node(NodeKind::kInt));
+  NodePtr n = create(NodeKind::kInt);
   n->value_ = value;
   return n;
 }
@@ -47,44 +47,44 @@ NodePtr Node::make_integer_text(std::string decimal) {
   if (begin != end && *begin == '+') ++begin;
   const auto [ptr, ec] = std::from_chars(begin, end, v);
   if (ec == std::errc() && ptr == end) return make_int(v);
-  NodePtr n(new Node(NodeKind::kBigInt));
+  NodePtr n = create(NodeKind::kBigInt);
   if (!decimal.empty() && decimal.front() == '+') decimal.erase(0, 1);
   n->value_ = std::move(decimal);
   return n;
 }
 
 NodePtr Node::make_float(double value) {
-  NodePtr n(new Node(NodeKind::kFloat));
+  NodePtr n = create(NodeKind::kFloat);
   n->value_ = value;
   return n;
 }
 
 NodePtr Node::make_string(std::string value) {
-  NodePtr n(new Node(NodeKind::kString));
+  NodePtr n = create(NodeKind::kString);
   n->value_ = std::move(value);
   return n;
 }
 
 NodePtr Node::make_binary(std::vector<std::uint8_t> value) {
-  NodePtr n(new Node(NodeKind::kBinary));
+  NodePtr n = create(NodeKind::kBinary);
   n->value_ = std::move(value);
   return n;
 }
 
 NodePtr Node::make_timestamp(std::string text) {
-  NodePtr n(new Node(NodeKind::kTimestamp));
+  NodePtr n = create(NodeKind::kTimestamp);
   n->value_ = std::move(text);
   return n;
 }
 
 NodePtr Node::make_sequence() {
-  NodePtr n(new Node(NodeKind::kSequence));
+  NodePtr n = create(NodeKind::kSequence);
   n->value_ = Sequence{};
   return n;
 }
 
 NodePtr Node::make_mapping() {
-  NodePtr n(new Node(NodeKind::kMapping));
+  NodePtr n = create(NodeKind::kMapping);
   n->value_ = Mapping{};
   return n;
 }

@@ -137,7 +137,19 @@ class Node {
   CollectionStyle collection_style = CollectionStyle::kAny;
 
  private:
-  explicit Node(NodeKind kind) : kind_(kind) {}
+  /// Only Node's own `make_*` can name this, so only they construct nodes of a kind.
+  struct Key {
+    explicit Key() = default;
+  };
+
+ public:
+  /// Use the `make_*` functions (which need `Key`); public only so that they can allocate the
+  /// node and its reference count together (`std::make_shared`).
+  Node(Key, NodeKind kind) : kind_(kind) {}
+
+ private:
+  /// Return a new node of `kind`, allocated with its reference count in one block.
+  static NodePtr create(NodeKind kind) { return std::make_shared<Node>(Key{}, kind); }
   [[noreturn]] void wrong_kind(std::string_view wanted) const;
 
   NodeKind kind_;
