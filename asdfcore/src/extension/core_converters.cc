@@ -188,37 +188,73 @@ class TableConverter final : public Converter {
   std::string name_ = std::string(kCore) + "table";
 };
 
-void walk_tags(const Node& node, const std::string& path, const ConverterRegistry& registry,
-               std::vector<std::string>& out, std::unordered_set<const Node*>& seen,
-               std::size_t depth) {
-  if (depth > 100000) return;
-  if ((node.is_sequence() || node.is_mapping()) && !seen.insert(&node).second) return;
-  if (!node.tag().empty()) {
+/// One step from a container to a child on the way down from the root: the child's index in a
+/// sequence, or its key in a mapping. The tree path is spelled out from these only for a
+/// message, so the walk costs no string per node.
+struct PathStep {
+  const Node* key = nullptr;  // the mapping key; nullptr for a sequence index
+  std::size_t index = 0;
+};
+
+std::string spell_path(const std::vector<PathStep>& steps) {
+  if (steps.empty()) return "/";
+  std::string path;
+  for (const PathStep& step : steps) {
+    path += '/';
+    if (step.key == nullptr) {
+      path += std::to_string(step.index);
+    } else {
+      path += step.key->is_string() ? tree::escape_pointer_token(step.key->as_string()) : "?";
+    }
+  }
+  return path;
+}
+
+struct TagWalk {
+  const ConverterRegistry& registry;
+  std::vector<std::string>& out;
+  std::vector<PathStep> steps;
+  // Containers already walked that more than one owner holds: an alias can reach them again
+  // (or from inside themselves). A node with one owner is reached only through its parent.
+  std::unordered_set<const Node*> shared_seen;
+
+  void check(const Node& node) {
     const ConverterMatch match = registry.find(node.tag());
     if (match.converter != nullptr && split_tag(node.tag()).version.empty()) {
       throw Error(ErrorCode::kMalformed,
                   "tag " + node.tag() + " has no version (expected like " +
                       std::string(match.converter->tag_name()) + "-" + match.used_version + ")",
-                  ErrorContext{.tree_path = path.empty() ? "/" : path});
+                  ErrorContext{.tree_path = spell_path(steps)});
     }
     if (match.converter != nullptr && !match.exact) {
-      out.push_back("tag " + node.tag() + " at " + (path.empty() ? "/" : path) +
+      out.push_back("tag " + node.tag() + " at " + spell_path(steps) +
                     ": not a known version; read as " + std::string(match.converter->tag_name()) +
                     "-" + match.used_version);
     }
   }
-  if (node.is_sequence()) {
-    std::size_t i = 0;
-    for (const auto& item : node.items()) {
-      walk_tags(*item, path + "/" + std::to_string(i++), registry, out, seen, depth + 1);
+
+  void visit(const NodePtr& child, PathStep step) {
+    if (!child) return;
+    if ((child->is_sequence() || child->is_mapping()) && child.use_count() > 1 &&
+        !shared_seen.insert(child.get()).second) {
+      return;
     }
-  } else if (node.is_mapping()) {
-    for (const auto& [k, v] : node.entries()) {
-      const std::string step = k->is_string() ? tree::escape_pointer_token(k->as_string()) : "?";
-      walk_tags(*v, path + "/" + step, registry, out, seen, depth + 1);
+    steps.push_back(step);
+    walk(*child);
+    steps.pop_back();
+  }
+
+  void walk(const Node& node) {
+    if (steps.size() > 100000) return;
+    if (!node.tag().empty()) check(node);
+    if (node.is_sequence()) {
+      std::size_t i = 0;
+      for (const auto& item : node.items()) visit(item, PathStep{nullptr, i++});
+    } else if (node.is_mapping()) {
+      for (const auto& [k, v] : node.entries()) visit(v, PathStep{k.get(), 0});
     }
   }
-}
+};
 
 }  // namespace
 
@@ -279,8 +315,9 @@ ConverterMatch ConverterRegistry::find(std::string_view tag) const {
 std::vector<std::string> check_tag_versions(const tree::Node& root,
                                             const ConverterRegistry& registry) {
   std::vector<std::string> out;
-  std::unordered_set<const Node*> seen;
-  walk_tags(root, "", registry, out, seen, 0);
+  TagWalk tags{registry, out, {}, {}};
+  if (root.is_sequence() || root.is_mapping()) tags.shared_seen.insert(&root);
+  tags.walk(root);
   return out;
 }
 

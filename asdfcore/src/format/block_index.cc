@@ -3,6 +3,9 @@
 #include <yaml.h>
 
 #include <charconv>
+#include <optional>
+#include <utility>
+#include <vector>
 #include <string_view>
 
 namespace asdfcore::format {
@@ -43,8 +46,36 @@ class EventReader {
   bool has_event_ = false;
 };
 
+/// The index as asdf writers lay it out ("%YAML 1.1", "---", one "- N" line an offset, "...",
+/// each line ending in "\n"), read without a YAML parser: a python-written file of 5,000 blocks
+/// spent 4% of its opening in libyaml here. nullopt when the text is laid out any other way;
+/// the caller then hands it to libyaml, which gives the same list for this layout.
+std::optional<std::vector<std::uint64_t>> parse_plain_offsets(std::string_view yaml) {
+  constexpr std::string_view kStart = "%YAML 1.1\n---\n";
+  constexpr std::string_view kEnd = "...\n";
+  if (!yaml.starts_with(kStart) || !yaml.ends_with(kEnd)) return std::nullopt;
+  std::string_view lines = yaml.substr(kStart.size(), yaml.size() - kStart.size() - kEnd.size());
+  std::vector<std::uint64_t> out;
+  while (!lines.empty()) {
+    const std::size_t newline = lines.find('\n');
+    if (newline == std::string_view::npos || !lines.starts_with("- ")) return std::nullopt;
+    const char* begin = lines.data() + 2;
+    const char* end = lines.data() + newline;
+    std::uint64_t value = 0;
+    const auto [ptr, ec] = std::from_chars(begin, end, value);
+    if (ec != std::errc() || ptr != end || begin == end) return std::nullopt;
+    out.push_back(value);
+    lines.remove_prefix(newline + 1);
+  }
+  return out;
+}
+
 /// Parse the YAML list of offsets; false when it is anything else.
 bool parse_offsets(std::string_view yaml, std::vector<std::uint64_t>& out) {
+  if (auto plain = parse_plain_offsets(yaml)) {
+    out = std::move(*plain);
+    return true;
+  }
   EventReader reader(yaml);
   auto expect = [&reader](yaml_event_type_t type) {
     return reader.next() && reader.event().type == type;

@@ -34,6 +34,13 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_digit_or_underscore(char c) { return is_digit(c) || c == '_'; }
 bool is_sign(char c) { return c == '+' || c == '-'; }
 
+bool all_of(std::string_view s, bool (*pred)(char)) {
+  for (char c : s) {
+    if (!pred(c)) return false;
+  }
+  return true;
+}
+
 int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -135,6 +142,20 @@ NodePtr signed_integer(bool negative, const BigUnsigned& magnitude) {
 // "0" is zero, "0b..." binary, "0x..." hex, a leading 0 octal, colons sexagesimal (base 60),
 // anything else decimal.
 NodePtr integer_from_text(std::string_view original) {
+  // The common case first: a decimal without underscores or a leading zero that fits 64 bits
+  // is the value from_chars reads (a "+" sign aside), without the arbitrary-size arithmetic.
+  {
+    // from_chars reads a "-" but not a "+": skip only the latter.
+    const bool plus = !original.empty() && original.front() == '+';
+    const std::string_view number = original.substr(plus ? 1 : 0);
+    const std::string_view digits = number.substr(!plus && number.starts_with('-') ? 1 : 0);
+    if (!digits.empty() && digits.front() != '0' && all_of(digits, is_digit)) {
+      std::int64_t value = 0;
+      const char* end = number.data() + number.size();
+      const auto [ptr, ec] = std::from_chars(number.data(), end, value);
+      if (ec == std::errc() && ptr == end) return Node::make_int(value);
+    }
+  }
   const std::string text = without_underscores(original);
   std::string_view v = text;
   const auto bad = [&](std::string_view why) -> NodePtr {
@@ -286,6 +307,12 @@ double float_from_text(std::string_view original) {
 // The implicit patterns.
 
 bool is_bool_word(std::string_view s, bool& value) {
+  // Every word below is 2 to 5 letters long and starts with one of these: most scalars are
+  // ruled out by those two tests alone.
+  if (s.size() < 2 || s.size() > 5 || std::string_view("yYtTnNfFoO").find(s.front()) ==
+                                          std::string_view::npos) {
+    return false;
+  }
   static constexpr std::array<std::string_view, 9> kTrue = {"yes",  "Yes", "YES", "true", "True",
                                                             "TRUE", "on",  "On",  "ON"};
   static constexpr std::array<std::string_view, 9> kFalse = {
@@ -336,13 +363,6 @@ bool is_exponent_tail(std::string_view s, std::size_t i) {
   if (i + 2 >= s.size()) return false;
   for (std::size_t j = i + 2; j < s.size(); ++j) {
     if (!is_digit(s[j])) return false;
-  }
-  return true;
-}
-
-bool all_of(std::string_view s, bool (*pred)(char)) {
-  for (char c : s) {
-    if (!pred(c)) return false;
   }
   return true;
 }

@@ -38,3 +38,41 @@ TEST_CASE("an index header on the file's last line, with nothing after it, is un
   CHECK_FALSE(index->parsed);
   CHECK(index->offset == 13);
 }
+
+TEST_CASE("the block index reads the same whether asdf's own layout or any other YAML spells it",
+          "[block_index]") {
+  // asdf writers' layout is read without libyaml; every other spelling goes through libyaml.
+  // Both must give the same list, and both must refuse the same broken entries.
+  const auto read = [](const std::string& yaml) {
+    return asdfcore::format::find_block_index(bytes_of("#ASDF BLOCK INDEX\n" + yaml), 0);
+  };
+  const std::vector<std::uint64_t> expected{461, 2689, 18446744073709551615ULL};
+  for (const std::string yaml : {
+           "%YAML 1.1\n---\n- 461\n- 2689\n- 18446744073709551615\n...\n",   // asdf's layout
+           "%YAML 1.1\n---\n[461, 2689, 18446744073709551615]\n...\n",        // flow
+           "%YAML 1.1\n---\n- 461  # first\n- 2689\n- 18446744073709551615\n...\n",
+           "%YAML 1.1\r\n---\r\n- 461\r\n- 2689\r\n- 18446744073709551615\r\n...\r\n",
+           "---\n- 461\n- 2689\n- 18446744073709551615\n",                     // no directive
+           "%YAML 1.1\n---\n- 461\n- 2689\n- 18446744073709551615\n...\n\n",   // blank line after
+       }) {
+    CAPTURE(yaml);
+    const auto index = read(yaml);
+    REQUIRE(index);
+    CHECK(index->parsed);
+    CHECK(index->entries == expected);
+  }
+  for (const std::string yaml : {
+           "%YAML 1.1\n---\n- 461\n- 2689x\n...\n",
+           "%YAML 1.1\n---\n- 461\n- -2689\n...\n",
+           "%YAML 1.1\n---\n- 461\n- 18446744073709551616\n...\n",  // over 64 bits
+           "%YAML 1.1\n---\n- 461\n- \n...\n",
+           "%YAML 1.1\n---\n- 461\n- '2689'\n...\n",                 // not a plain scalar
+           "%YAML 1.1\n---\n- 461\n-2689\n...\n",
+       }) {
+    CAPTURE(yaml);
+    const auto index = read(yaml);
+    REQUIRE(index);
+    CHECK_FALSE(index->parsed);
+    CHECK(index->entries.empty());
+  }
+}

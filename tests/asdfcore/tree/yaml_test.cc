@@ -207,6 +207,8 @@ TEST_CASE("standard tags decide the kind and are not kept", "[yaml]") {
   const NodePtr root = parse(
       "str: !!str 12\n"
       "int: !!int \"0x1F\"\n"
+      "signed: !!int \"+12\"\n"
+      "negative: !!int \"-12\"\n"
       "float: !!float \"1e3\"\n"
       "bool: !!bool \"Yes\"\n"
       "'null': !!null \"anything\"\n"
@@ -218,6 +220,8 @@ TEST_CASE("standard tags decide the kind and are not kept", "[yaml]") {
   CHECK(root->get("str")->as_string() == "12");
   CHECK(root->get("str")->tag().empty());
   CHECK(root->get("int")->as_int() == 31);
+  CHECK(root->get("signed")->as_int() == 12);
+  CHECK(root->get("negative")->as_int() == -12);
   CHECK(root->get("float")->as_double() == 1000.0);
   CHECK(root->get("bool")->as_bool());
   CHECK(root->get("null")->is_null());
