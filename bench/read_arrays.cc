@@ -7,11 +7,35 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <exception>
+#include <span>
 #include <string>
 
 #include "asdfcore/asdf_file.h"
 #include "asdfcore/tree/walk.h"
+
+namespace {
+
+/// The sum of `data`'s bytes, eight at a time: two masks split a word into four 16-bit lanes of
+/// byte pairs, and one multiplication adds the lanes into the top one. A byte-by-byte loop is
+/// what GCC's -O2 leaves unvectorised, and took as long as parsing half the tree.
+std::uint64_t byte_sum(std::span<const std::uint8_t> data) {
+  constexpr std::uint64_t kLowBytes = 0x00ff00ff00ff00ffULL;
+  constexpr std::uint64_t kLanes = 0x0001000100010001ULL;
+  std::uint64_t sum = 0;
+  std::size_t i = 0;
+  for (; i + 8 <= data.size(); i += 8) {
+    std::uint64_t word = 0;
+    std::memcpy(&word, data.data() + i, 8);
+    const std::uint64_t pairs = (word & kLowBytes) + ((word >> 8) & kLowBytes);
+    sum += (pairs * kLanes) >> 48;
+  }
+  for (; i < data.size(); ++i) sum += data[i];
+  return sum;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 2) {
@@ -32,7 +56,7 @@ int main(int argc, char** argv) {
       const asdfcore::ndarray::NDArray array = file.array(*node, path);
       const auto view = array.contiguous_view();
       const auto data = view ? view->span() : array.data().span();
-      for (const std::uint8_t b : data) sum += b;
+      sum += byte_sum(data);
       bytes += data.size();
       ++arrays;
       return false;
