@@ -119,6 +119,13 @@ void Container::walk_blocks(std::uint64_t first, bool strict) {
   const std::uint64_t size = file.size();
   const std::uint64_t stop = size;
   const std::string_view index_header = kBlockIndexHeader;
+  if (index_ && index_->parsed) {
+    // The index says how many blocks to expect; no more than the bytes left can hold headers
+    // for, whatever a hostile index claims.
+    const std::uint64_t room = (size - first) / (kBlockPrefixSize + kBlockHeaderSize);
+    blocks_.reserve(static_cast<std::size_t>(
+        std::min<std::uint64_t>(index_->entries.size(), room)));
+  }
   std::uint64_t p = first;
   while (p < stop) {
     if (as_text(file.subspan(p)).starts_with(index_header)) break;
