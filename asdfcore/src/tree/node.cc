@@ -34,6 +34,24 @@ NodePtr Node::make_bool(bool value) {
   return n;
 }
 
+const std::string& Node::no_tag() noexcept {
+  static const std::string empty;
+  return empty;
+}
+
+void Node::set_tag(std::string tag) {
+  if (tag.empty()) {
+    tag_.reset();
+  } else {
+    tag_ = std::make_shared<const std::string>(std::move(tag));
+  }
+}
+
+void Node::set_tag(std::shared_ptr<const std::string> tag) noexcept {
+  if (tag && tag->empty()) tag.reset();
+  tag_ = std::move(tag);
+}
+
 NodePtr Node::make_int(std::int64_t value) {
   NodePtr n = create(NodeKind::kInt);
   n->value_ = value;

@@ -328,6 +328,17 @@ class Reader {
     }
   }
 
+  // One shared copy of each collection tag's text for the whole tree.
+  std::shared_ptr<const std::string> intern_tag(std::string tag) {
+    if (tag.empty()) return nullptr;
+    auto it = tags_.find(tag);
+    if (it == tags_.end()) {
+      auto text = std::make_shared<const std::string>(tag);
+      it = tags_.emplace(std::move(tag), std::move(text)).first;
+    }
+    return it->second;
+  }
+
   void define_anchor(const yaml_char_t* name, NodePtr node, std::uint64_t size,
                      const yaml_mark_t& mark) {
     if (name == nullptr) return;
@@ -453,7 +464,7 @@ class Reader {
     }
     Frame frame;
     frame.node = mapping ? Node::make_mapping() : Node::make_sequence();
-    frame.node->set_tag(std::move(tag));
+    frame.node->set_tag(intern_tag(std::move(tag)));
     frame.omap = omap;
     if (mapping) {
       const yaml_mapping_style_t style = event.data.mapping_start.style;
@@ -547,6 +558,7 @@ class Reader {
   std::unordered_map<std::string, Anchor> anchors_;
   NodePtr root_;
   std::vector<std::pair<std::string, std::string>> tag_handles_;
+  std::unordered_map<std::string, std::shared_ptr<const std::string>> tags_;
   std::vector<DuplicateKey> duplicates_;
   yaml_mark_t event_mark_{};
   int documents_ = 0;

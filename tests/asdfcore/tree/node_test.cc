@@ -3,6 +3,8 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <string>
 
 #include "asdfcore/error.h"
 #include "support/catch.h"
@@ -89,6 +91,31 @@ TEST_CASE("tags and styles are stored on the node", "[node]") {
   CHECK(n->collection_style == CollectionStyle::kFlow);
   NodePtr s = Node::make_string("x");
   CHECK(s->scalar_style == ScalarStyle::kAny);
+  n->set_tag("");
+  CHECK(n->tag().empty());
+}
+
+TEST_CASE("a tag's text can be shared between nodes, and is copied with them", "[node]") {
+  const auto text = std::make_shared<const std::string>("tag:example.org:thing-1.0.0");
+  NodePtr a = Node::make_mapping();
+  NodePtr b = Node::make_sequence();
+  a->set_tag(text);
+  b->set_tag(text);
+  CHECK(a->tag() == "tag:example.org:thing-1.0.0");
+  CHECK(&a->tag() == &b->tag());  // one copy of the text
+  CHECK(text.use_count() == 3);
+  // Changing one node's tag leaves the other's alone.
+  b->set_tag("tag:example.org:other-1.0.0");
+  CHECK(a->tag() == "tag:example.org:thing-1.0.0");
+  CHECK(text.use_count() == 2);
+  // A copy keeps the tag; an empty or null text removes it.
+  const NodePtr copy = asdfcore::tree::deep_copy(a);
+  CHECK(copy->tag() == a->tag());
+  a->set_tag(std::make_shared<const std::string>());
+  CHECK(a->tag().empty());
+  a->set_tag(std::shared_ptr<const std::string>());
+  CHECK(a->tag().empty());
+  CHECK(copy->tag() == "tag:example.org:thing-1.0.0");
 }
 
 TEST_CASE("deep_equal compares values, tags, NaN and mappings as sets", "[node]") {

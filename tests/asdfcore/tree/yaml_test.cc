@@ -637,3 +637,15 @@ print(json.dumps(out))
     CHECK(item[1].get<bool>());
   }
 }
+
+TEST_CASE("collections tagged alike share one copy of the tag's text", "[yaml]") {
+  const NodePtr root = parse(
+      "- !<tag:example.org:thing-1.0.0> {a: 1}\n"
+      "- !<tag:example.org:thing-1.0.0> [1]\n"
+      "- !<tag:example.org:other-1.0.0> {b: 2}\n");
+  const auto& items = root->items();
+  CHECK(items[0]->tag() == "tag:example.org:thing-1.0.0");
+  CHECK(&items[0]->tag() == &items[1]->tag());
+  CHECK(items[2]->tag() == "tag:example.org:other-1.0.0");
+  round_trip(root);
+}
