@@ -205,6 +205,7 @@ NodePtr card_to_node(const Card& card) {
   node->collection_style = asdfcore::tree::CollectionStyle::kFlow;
   const CardEntry e = card_entry(card);
   if (e.blank) return node;
+  node->items().reserve(3);  // one allocation, not three as it grows
   node->push_back(Node::make_string(e.keyword));
   const NodePtr value = e.value ? asdfcore::tree::deep_copy(e.value) : Node::make_null();
   if (!e.comment.empty()) {

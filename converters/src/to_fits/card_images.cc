@@ -79,9 +79,12 @@ bool same_text(std::string_view text, const std::vector<std::string>& images) {
 }
 
 bool formats_as(const Card& card) {
+  static const NodePtr kNull = Node::make_null();
   try {
-    const TreeCard c = tree_card_of(card);
-    return same_text(fits::format_card(c.keyword, c.value, c.comment).images, card.images);
+    // The entry's fields as tree_card_of gives them, viewed rather than copied.
+    const CardEntry e = card_entry(card);
+    return same_text(fits::format_card(e.keyword, e.value ? e.value : kNull, e.comment).images,
+                     card.images);
   } catch (const Error&) {
     return false;  // a value the formatter refuses (an overflowed float): keep the image
   }
