@@ -276,7 +276,7 @@ Tree Tree::from_nodes(const std::shared_ptr<const AsdfFile>& file, const NodePtr
       out = node;  // scalars are not changed in place by the builder: share them
     }
     if (out != node && out->tag() != kArrayPlaceholderTag) {
-      out->set_tag(node->tag());
+      out->copy_tag(*node);
       out->scalar_style = node->scalar_style;
       out->collection_style = node->collection_style;
     }

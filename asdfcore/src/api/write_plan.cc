@@ -195,7 +195,7 @@ WritePlan plan_write(const Tree& tree, const WriteOptions& options, bool allow_s
       out = node;
     }
     if (out != node && node->tag() != kArrayPlaceholderTag) {
-      out->set_tag(node->tag());
+      out->copy_tag(*node);
       out->scalar_style = node->scalar_style;
       out->collection_style = node->collection_style;
     }

@@ -167,7 +167,7 @@ tree::NodePtr adopt(asdf_file* target, const asdf_value* value) {
       return node;  // scalars are replaced, never changed in place: share them
     }
     if (out->tag() != kArrayPlaceholderTag) {
-      out->set_tag(node->tag());
+      out->copy_tag(*node);
       out->collection_style = node->collection_style;
     }
     copies[node.get()] = out;

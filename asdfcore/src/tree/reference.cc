@@ -3,7 +3,9 @@
 #include <charconv>
 #include <cstdint>
 #include <map>
-#include <set>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
 
 #include "asdfcore/error.h"
 
@@ -44,7 +46,7 @@ class Resolver {
       : policy_(policy), loader_(loader) {}
 
   NodePtr resolve_document(const NodePtr& root, const std::string& file) {
-    return resolve(root, Doc{root, file, policy_.base_dir}, "");
+    return resolve(root, Doc{root, file, policy_.base_dir});
   }
 
  private:
@@ -54,26 +56,54 @@ class Resolver {
     fs::path dir;
   };
 
-  NodePtr resolve(const NodePtr& node, const Doc& doc, const std::string& path) {
-    if (!node) return node;
+  /// One step down from a container: a sequence index, or a mapping key (nullptr key: index).
+  struct PathStep {
+    const Node* key = nullptr;
+    std::size_t index = 0;
+  };
+
+  /// The JSON Pointer of the node being resolved, spelled only for a message.
+  std::string path() const {
+    std::string out;
+    for (const PathStep& step : steps_) {
+      out += '/';
+      if (step.key == nullptr) {
+        out += std::to_string(step.index);
+      } else {
+        out += step.key->is_string() ? escape_pointer_token(step.key->as_string()) : "?";
+      }
+    }
+    return out.empty() ? "/" : out;
+  }
+
+  NodePtr resolve_child(const NodePtr& child, const Doc& doc, PathStep step) {
+    steps_.push_back(step);
+    NodePtr out = resolve(child, doc);
+    steps_.pop_back();
+    return out;
+  }
+
+  NodePtr resolve(const NodePtr& node, const Doc& doc) {
+    // A scalar resolves to itself: no copy to remember, and no reference or cycle in it.
+    if (!node || !(node->is_sequence() || node->is_mapping())) return node;
     if (auto it = done_.find(node.get()); it != done_.end()) return it->second;
     if (active_.count(node.get()) != 0) {
       throw Error(ErrorCode::kMalformed,
                   "reference cycle: the node is reached again while it is being resolved",
-                  ErrorContext{.file = doc.file, .tree_path = path.empty() ? "/" : path});
+                  ErrorContext{.file = doc.file, .tree_path = path()});
     }
     if (active_.size() >= policy_.max_depth) {
       throw Error(ErrorCode::kLimit,
                   "resolving references goes deeper than " + std::to_string(policy_.max_depth) +
                       " levels (tree nesting plus references followed in a chain)",
-                  ErrorContext{.file = doc.file, .tree_path = path.empty() ? "/" : path});
+                  ErrorContext{.file = doc.file, .tree_path = path()});
     }
     active_.insert(node.get());
     NodePtr out;
     if (is_reference(*node)) {
-      const auto [target, target_doc] = follow(*node, doc, path);
+      const auto [target, target_doc] = follow(*node, doc);
       const bool repeated = done_.count(target.get()) != 0;
-      out = resolve(target, target_doc, path);
+      out = resolve(target, target_doc);
       if (repeated) {  // a second use of a resolved target repeats all of it
         expansion_ = saturating_add(expansion_, size_of(out));
         if (expansion_ > policy_.max_expansion) {
@@ -82,31 +112,29 @@ class Resolver {
                           " nodes (a reference bomb?); raise "
                           "YamlReadOptions::max_alias_expansion (fitsasdf --max-alias-nodes) "
                           "if the file is trusted",
-                      ErrorContext{.file = doc.file, .tree_path = path.empty() ? "/" : path});
+                      ErrorContext{.file = doc.file, .tree_path = path()});
         }
       }
     } else if (node->is_sequence()) {
       out = Node::make_sequence();
-      out->set_tag(node->tag());
+      out->copy_tag(*node);
       out->collection_style = node->collection_style;
+      out->items().reserve(node->items().size());
       std::size_t i = 0;
       for (const auto& item : node->items()) {
-        out->push_back(resolve(item, doc, path + "/" + std::to_string(i++)));
-      }
-    } else if (node->is_mapping()) {
-      out = Node::make_mapping();
-      out->set_tag(node->tag());
-      out->collection_style = node->collection_style;
-      for (const auto& [k, v] : node->entries()) {
-        const std::string step =
-            k && k->is_string() ? escape_pointer_token(k->as_string()) : std::string("?");
-        out->entries().emplace_back(k, resolve(v, doc, path + "/" + step));
+        out->push_back(resolve_child(item, doc, PathStep{nullptr, i++}));
       }
     } else {
-      out = node;
+      out = Node::make_mapping();
+      out->copy_tag(*node);
+      out->collection_style = node->collection_style;
+      out->entries().reserve(node->entries().size());
+      for (const auto& [k, v] : node->entries()) {
+        out->entries().emplace_back(k, resolve_child(v, doc, PathStep{k.get(), 0}));
+      }
     }
     active_.erase(node.get());
-    done_[node.get()] = out;
+    done_.emplace(node.get(), out);
     return out;
   }
 
@@ -130,8 +158,8 @@ class Resolver {
     return n;
   }
 
-  std::pair<NodePtr, Doc> follow(const Node& ref, const Doc& doc, const std::string& path) {
-    const ErrorContext at{.file = doc.file, .tree_path = path.empty() ? "/" : path};
+  std::pair<NodePtr, Doc> follow(const Node& ref, const Doc& doc) {
+    const ErrorContext at{.file = doc.file, .tree_path = path()};
     const std::string uri = ref.get("$ref")->as_string();
     ReferenceTarget target;
     try {
@@ -181,8 +209,9 @@ class Resolver {
 
   const ReferencePolicy& policy_;
   const DocumentLoader& loader_;
-  std::map<const Node*, NodePtr> done_;
-  std::set<const Node*> active_;
+  std::unordered_map<const Node*, NodePtr> done_;     // containers resolved, and their copies
+  std::unordered_set<const Node*> active_;           // containers being resolved
+  std::vector<PathStep> steps_;                      // from the root to the node being resolved
   std::map<const Node*, std::uint64_t> sizes_;
   std::uint64_t expansion_ = 0;
   std::map<fs::path, NodePtr> documents_;

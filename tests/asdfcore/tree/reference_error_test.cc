@@ -45,6 +45,14 @@ TEST_CASE("a $ref to a missing pointer names the reference's place", "[reference
   CHECK(e.message().find("#/nowhere/0") != std::string::npos);
 }
 
+TEST_CASE("a reference error names its place through sequences and escaped keys",
+          "[reference][error]") {
+  const Error e = error_of(yaml("list: [0, {'we/ird~': {x: {$ref: '#/list/1'}}}]\n"));
+  CHECK(e.message().find("cycle") != std::string::npos);
+  CHECK(e.context().tree_path == "/list/1/we~1ird~0/x");
+  CHECK(error_of(yaml("{$ref: '#/missing'}\n")).context().tree_path == "/");
+}
+
 TEST_CASE("reference cycles are detected", "[reference][error]") {
   CHECK(error_of(yaml("a: {$ref: '#/b'}\nb: {$ref: '#/a'}\n")).code() == ErrorCode::kMalformed);
   CHECK(error_of(yaml("a: {$ref: '#/a'}\n")).message().find("cycle") != std::string::npos);

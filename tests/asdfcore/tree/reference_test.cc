@@ -66,6 +66,23 @@ TEST_CASE("references in the same document, forward and chained, resolve to shar
   CHECK(is_reference(*root->get("first")));
 }
 
+TEST_CASE("resolving keeps aliases shared, tags and styles, and copies the containers",
+          "[reference]") {
+  const NodePtr root = yaml(
+      "%YAML 1.1\n---\n"
+      "a: &x !<tag:example.org:thing-1.0.0> {y: [1, 2]}\n"
+      "b: *x\n"
+      "c: {$ref: '#/a/y'}\n"
+      "...\n");
+  const NodePtr out = resolve_references(root, "t.asdf", {}, file_loader());
+  CHECK(out->get("a") == out->get("b"));
+  CHECK(out->get("a") != root->get("a"));  // a copy: changing it leaves the file's tree alone
+  CHECK(out->get("a")->tag() == "tag:example.org:thing-1.0.0");
+  CHECK(out->get("a")->collection_style == root->get("a")->collection_style);
+  CHECK(out->get("c") == out->get("a")->get("y"));
+  CHECK(out->get("a")->get("y")->items()[1]->as_int() == 2);
+}
+
 TEST_CASE("external references read another file in the same folder", "[reference]") {
   TempDir dir;
   std::ofstream(dir / "other.yaml") << "%YAML 1.1\n---\nvalues: [1, 2, 3]\nname: other\n...\n";

@@ -100,6 +100,8 @@ class Node {
   /// Set the tag to `tag`'s text, sharing it with the other nodes given the same pointer (a
   /// reader tags thousands of nodes alike); nullptr or "" removes it.
   void set_tag(std::shared_ptr<const std::string> tag) noexcept;
+  /// Give this node `from`'s tag, sharing its text.
+  void copy_tag(const Node& from) noexcept { tag_ = from.tag_; }
 
   /// Return the boolean. Throws `Error` (invalid-argument) when the node is not a bool.
   bool as_bool() const;
