@@ -138,11 +138,13 @@ std::size_t child_count(const Node& node) {
   return 0;
 }
 
-const Node* child(const Node& node, std::size_t i) {
-  if (node.is_sequence()) return node.items()[i].get();
+const NodePtr& child_ptr(const Node& node, std::size_t i) {
+  if (node.is_sequence()) return node.items()[i];
   const auto& entry = node.entries()[i / 2];
-  return (i % 2 == 0 ? entry.first : entry.second).get();
+  return i % 2 == 0 ? entry.first : entry.second;
 }
+
+const Node* child(const Node& node, std::size_t i) { return child_ptr(node, i).get(); }
 
 // True when PyYAML would write a kAny collection in flow style: every child is a scalar
 // without a chosen style (binary is written as a literal block, so it counts as styled).
@@ -202,17 +204,25 @@ class Writer {
   // First pass: give an anchor to each collection reached twice, in the order PyYAML numbers
   // them (at the second encounter), and reject cycles.
   void find_shared(const Node& root) {
+    // Only a collection with more than one owner can be reached twice (or be part of a cycle,
+    // which needs one such node on it): only those are recorded, so a tree without aliases
+    // costs no table entry per node.
     std::unordered_map<const Node*, bool> seen;  // true while on the path from the root.
     struct Visit {
       const Node* node;
       std::size_t next;
+      bool recorded;  // in `seen`
     };
     std::vector<Visit> path;
-    const auto visit = [&](const Node* node) {
+    const auto visit = [&](const Node* node, bool shared) {
       if (!is_collection(node)) return;
+      if (!shared) {
+        path.push_back(Visit{node, 0, false});
+        return;
+      }
       const auto [it, fresh] = seen.try_emplace(node, true);
       if (fresh) {
-        path.push_back(Visit{node, 0});
+        path.push_back(Visit{node, 0, true});
         return;
       }
       if (it->second) {
@@ -227,14 +237,14 @@ class Writer {
         anchors_.emplace(node, "id" + number);
       }
     };
-    visit(&root);
+    visit(&root, true);  // the caller's reference is one owner we cannot see
     while (!path.empty()) {
       Visit& top = path.back();
       if (top.next < child_count(*top.node)) {
-        const Node* c = child(*top.node, top.next++);
-        visit(c);
+        const NodePtr& c = child_ptr(*top.node, top.next++);
+        visit(c.get(), c.use_count() > 1);
       } else {
-        seen[top.node] = false;
+        if (top.recorded) seen[top.node] = false;
         path.pop_back();
       }
     }

@@ -286,6 +286,26 @@ TEST_CASE("a cyclic tree cannot be written", "[yaml]") {
   inner->items().clear();  // Break the cycle so the nodes are freed.
 }
 
+TEST_CASE("a cycle below the root cannot be written either", "[yaml]") {
+  // Only collections with more than one owner are tracked; a cycle always passes one.
+  NodePtr root = Node::make_mapping();
+  NodePtr a = Node::make_sequence();
+  NodePtr b = Node::make_sequence();
+  root->set("x", a);
+  a->push_back(b);
+  b->push_back(a);
+  a.reset();  // the tree holds the only references now
+  b.reset();
+  try {
+    (void)emit_yaml(*root);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::kInvalidArgument);
+    CHECK(e.context().tree_path == "/x/0/0");
+  }
+  root->get("x")->items().front()->items().clear();  // Break the cycle so the nodes are freed.
+}
+
 TEST_CASE("!!omap reads as an ordered mapping tagged omap and writes back as !!omap", "[yaml]") {
   const NodePtr root = parse(
       "o: !!omap\n"
