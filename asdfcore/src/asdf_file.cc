@@ -237,7 +237,11 @@ tree::NodePtr AsdfFile::resolved_tree() const {
     tree::DocumentLoader loader = [&options](const fs::path& file) {
       return AsdfFile::open(file.string(), options).tree();
     };
-    state_->resolved = tree::resolve_references(state_->tree, state_->path, state_->policy, loader);
+    // Without a reference there is nothing to replace: the tree itself, not a copy of it.
+    state_->resolved = tree::has_references(state_->tree)
+                           ? tree::resolve_references(state_->tree, state_->path,
+                                                      state_->policy, loader)
+                           : state_->tree;
   });
   return state_->resolved;
 }

@@ -157,9 +157,10 @@ TEST_CASE("anchor.asdf: an anchored node is one node reached twice", "[asdf_file
   CHECK(a == file.tree()->get("b"));
   CHECK(a->get("abc")->as_int() == 123);
   CHECK(file.warnings().empty());
-  // The resolved tree keeps the sharing.
+  // The resolved tree keeps the sharing; with no reference to replace it is the tree itself.
   const tree::NodePtr resolved = file.resolved_tree();
   CHECK(resolved->get("a") == resolved->get("b"));
+  CHECK(resolved == file.tree());
 }
 
 TEST_CASE("complex, structured, int, compressed and the other reference files match the oracle",

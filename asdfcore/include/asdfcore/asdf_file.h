@@ -54,7 +54,8 @@ class AsdfFile {
   /// Return the tree as written: tags kept, `$ref` mappings left in place. A file with no tree
   /// gives an empty mapping.
   const tree::NodePtr& tree() const noexcept;
-  /// Return the tree with every `$ref` replaced by its target (computed once, on first call).
+  /// Return the tree with every `$ref` replaced by its target (computed once, on first call);
+  /// the tree itself when it holds no reference.
   tree::NodePtr resolved_tree() const;
   /// Return what was odd but not fatal: layout problems, unknown tag versions, ...
   const std::vector<std::string>& warnings() const noexcept;

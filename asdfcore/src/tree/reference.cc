@@ -310,6 +310,30 @@ bool is_reference(const Node& node) {
   return ref && ref->is_string();
 }
 
+bool has_references(const NodePtr& root) {
+  // Depth first with a stack of our own; a collection with more than one owner (an alias) is
+  // walked once, the others can be reached only once anyway.
+  std::vector<const Node*> stack;
+  std::unordered_set<const Node*> shared;
+  if (root) stack.push_back(root.get());
+  const auto push = [&](const NodePtr& child) {
+    if (!child || !(child->is_sequence() || child->is_mapping())) return;
+    if (child.use_count() > 1 && !shared.insert(child.get()).second) return;
+    stack.push_back(child.get());
+  };
+  while (!stack.empty()) {
+    const Node* node = stack.back();
+    stack.pop_back();
+    if (is_reference(*node)) return true;
+    if (node->is_sequence()) {
+      for (const auto& item : node->items()) push(item);
+    } else if (node->is_mapping()) {
+      for (const auto& [key, value] : node->entries()) push(value);
+    }
+  }
+  return false;
+}
+
 fs::path resolve_document_path(std::string_view document, const ReferencePolicy& policy,
                                const std::string& referring_file) {
   const fs::path base = policy.base_dir.empty() ? fs::current_path() : policy.base_dir;

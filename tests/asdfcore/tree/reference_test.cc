@@ -101,3 +101,19 @@ TEST_CASE("external references read another file in the same folder", "[referenc
   CHECK(out->get("whole")->get("name")->as_string() == "other");
   CHECK(out->get("uri")->as_string() == "other");
 }
+
+TEST_CASE("has_references finds a reference at any depth, once past aliases", "[reference]") {
+  CHECK_FALSE(has_references(yaml("%YAML 1.1\n---\na: [1, {b: 2}]\n...\n")));
+  CHECK_FALSE(has_references(yaml("%YAML 1.1\n---\na: &x [{b: 2}]\nc: *x\nd: *x\n...\n")));
+  CHECK_FALSE(has_references(yaml("%YAML 1.1\n---\n$ref: 12\n...\n")));  // not a string
+  CHECK(has_references(yaml("%YAML 1.1\n---\n{$ref: '#/x'}\n...\n")));
+  CHECK(has_references(yaml("%YAML 1.1\n---\na: [1, [{b: {$ref: 'o.asdf'}}]]\n...\n")));
+  CHECK_FALSE(has_references(nullptr));
+  // A tree built with a cycle ends too.
+  NodePtr root = Node::make_mapping();
+  NodePtr list = Node::make_sequence();
+  root->set("list", list);
+  list->push_back(root);
+  CHECK_FALSE(has_references(root));
+  list->items().clear();
+}

@@ -37,6 +37,9 @@ ReferenceTarget split_reference(std::string_view uri);
 /// Return true when `node` is a mapping with a string `$ref` entry.
 bool is_reference(const Node& node);
 
+/// Return true when `root` or any node under it is a reference (`is_reference`).
+bool has_references(const NodePtr& root);
+
 /// Where external documents may be read from.
 struct ReferencePolicy {
   /// The folder relative references are resolved against (the referring file's folder).
