@@ -13,6 +13,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <utility>
 
 #include "asdfcore/asdf_file.h"
 #include "asdfcore/asdf_writer.h"
@@ -20,6 +21,7 @@
 #include "asdfcore/ndarray/ndarray.h"
 #include "asdfcore/tree/walk.h"
 #include "compare/temp_folder.h"
+#include "embedded/fits_from_tree.h"
 #include "fitsasdf/asdf_in_fits.h"
 #include "fitsasdf/to_fits.h"
 #include "progress/meter.h"
@@ -520,16 +522,23 @@ std::vector<std::uint8_t> read_whole(const std::string& path) {
 
 ConversionReport write_asdf_in_fits(const std::string& input, const std::string& output,
                                     const AsdfToFitsOptions& options) {
+  asdfcore::OpenOptions open = options.limits.open_options();
+  open.verify_checksums = options.verify_checksums;
+  open.threads = options.threads;
+  return embedded::write_asdf_in_fits(asdfcore::AsdfFile::open(input, open), input, output,
+                                      options);
+}
+
+ConversionReport embedded::write_asdf_in_fits(asdfcore::AsdfFile opened, const std::string& input,
+                                              const std::string& output,
+                                              const AsdfToFitsOptions& options) {
   const progress::Meter meter(options.control, input);
   compare::TempFolder temp("asdf-in-fits");
   const std::string plan_path = temp.file("plan.asdf");
   // The input, its copy and the plan are let go once the plan is written: the conversion of
   // the plan reads it again, and memory then holds one tree, not four.
   const HduReport plan_notes = [&] {
-    asdfcore::OpenOptions open = options.limits.open_options();
-    open.verify_checksums = options.verify_checksums;
-    open.threads = options.threads;
-    const asdfcore::AsdfFile file = asdfcore::AsdfFile::open(input, open);
+    const asdfcore::AsdfFile file = std::move(opened);
     // The tree as written: `$ref`s stay references, as python asdf writes them back.
     NodePtr root = asdfcore::tree::deep_copy(file.tree());
     Planner planner(file);

@@ -8,12 +8,14 @@
 #include <filesystem>
 #include <optional>
 #include <set>
+#include <utility>
 
 #include "asdfcore/asdf_file.h"
 #include "asdfcore/error.h"
 #include "asdfcore/io/atomic_file.h"
 #include "asdfcore/ndarray/ndarray.h"
 #include "asdfcore/tree/walk.h"
+#include "embedded/fits_from_tree.h"
 #include "progress/meter.h"
 #include "to_fits/fits_items.h"
 #include "to_fits/fits_output.h"
@@ -110,10 +112,8 @@ ConversionReport convert_asdf_to_fits(const std::string& input, const std::strin
   open.threads = options.threads;
   std::optional<asdfcore::AsdfFile> opened(asdfcore::AsdfFile::open(input, open));
   if (!to_fits::has_fits_list(opened->resolved_tree())) {
-    // Any other tree: images, tables and cards, with the whole tree in an ASDF extension
-    // (which reads the file again: this tree is let go first).
-    opened.reset();
-    return write_asdf_in_fits(input, output, options);
+    // Any other tree: images, tables and cards, with the whole tree in an ASDF extension.
+    return embedded::write_asdf_in_fits(std::move(*opened), input, output, options);
   }
   const asdfcore::AsdfFile& file = *opened;
   const to_fits::FitsList list = to_fits::find_fits_list(file.resolved_tree(), input);

@@ -1,0 +1,17 @@
+#pragma once
+// ASDF -> FITS of a tree without a fits list, for a caller that has the file open already.
+#include <string>
+
+#include "asdfcore/asdf_file.h"
+#include "fitsasdf/convert.h"
+#include "fitsasdf/to_fits.h"
+
+namespace fitsasdf::embedded {
+
+/// `fitsasdf::write_asdf_in_fits` of `input` already open as `file` (with the options'
+/// limits, checksum verification and threads), taken over: the conversion that looked for a
+/// fits list does not parse the tree a second time. `file` is let go once the plan is written.
+ConversionReport write_asdf_in_fits(asdfcore::AsdfFile file, const std::string& input,
+                                    const std::string& output, const AsdfToFitsOptions& options);
+
+}  // namespace fitsasdf::embedded
