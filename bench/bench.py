@@ -280,8 +280,8 @@ def issue28_targets(results, quick):
     zlib = big + " zlib to FITS"
     ratio(5, f"{zlib}, 1 thread / 2 threads (no verify)", zlib, NO_VERIFY_1_THREAD, NO_VERIFY,
           1.8, False, "\"zlib decoded on every core\"")
-    # Cold, a third of fitsasdf's time is its shared libraries read back from disk (libcrypto's
-    # alone is 8 ms), which python's own start-up dwarfs; the section gives both sides.
+    # Cold, fitsasdf's run is about half reading its libraries, its own code and the file back
+    # from disk; the section measures each part and the warm ratio.
     ratio(6, "read 5000 arrays, python / fitsasdf", "read 5000 arrays", "python", "fitsasdf", 50,
           False, "\"Floors of issue 28's other targets\"")
     ratio(6, "read 5000 arrays, fitsasdf / cat", "read 5000 arrays", "fitsasdf", "cat", 2.0,
