@@ -7,6 +7,7 @@
 #include "asdfcore/extension/converter.h"
 #include "asdfcore/extension/core_types.h"
 #include "asdfcore/ndarray/ndarray.h"
+#include "tree/pointer_steps.h"
 
 namespace asdfcore::extension {
 namespace {
@@ -188,32 +189,10 @@ class TableConverter final : public Converter {
   std::string name_ = std::string(kCore) + "table";
 };
 
-/// One step from a container to a child on the way down from the root: the child's index in a
-/// sequence, or its key in a mapping. The tree path is spelled out from these only for a
-/// message, so the walk costs no string per node.
-struct PathStep {
-  const Node* key = nullptr;  // the mapping key; nullptr for a sequence index
-  std::size_t index = 0;
-};
-
-std::string spell_path(const std::vector<PathStep>& steps) {
-  if (steps.empty()) return "/";
-  std::string path;
-  for (const PathStep& step : steps) {
-    path += '/';
-    if (step.key == nullptr) {
-      path += std::to_string(step.index);
-    } else {
-      path += step.key->is_string() ? tree::escape_pointer_token(step.key->as_string()) : "?";
-    }
-  }
-  return path;
-}
-
 struct TagWalk {
   const ConverterRegistry& registry;
   std::vector<std::string>& out;
-  std::vector<PathStep> steps;
+  std::vector<tree::PointerStep> steps;  // where the walk is
   // Containers already walked that more than one owner holds: an alias can reach them again
   // (or from inside themselves). A node with one owner is reached only through its parent.
   std::unordered_set<const Node*> shared_seen;
@@ -224,16 +203,16 @@ struct TagWalk {
       throw Error(ErrorCode::kMalformed,
                   "tag " + node.tag() + " has no version (expected like " +
                       std::string(match.converter->tag_name()) + "-" + match.used_version + ")",
-                  ErrorContext{.tree_path = spell_path(steps)});
+                  ErrorContext{.tree_path = tree::spell_pointer(steps)});
     }
     if (match.converter != nullptr && !match.exact) {
-      out.push_back("tag " + node.tag() + " at " + spell_path(steps) +
+      out.push_back("tag " + node.tag() + " at " + tree::spell_pointer(steps) +
                     ": not a known version; read as " + std::string(match.converter->tag_name()) +
                     "-" + match.used_version);
     }
   }
 
-  void visit(const NodePtr& child, PathStep step) {
+  void visit(const NodePtr& child, tree::PointerStep step) {
     if (!child) return;
     if ((child->is_sequence() || child->is_mapping()) && child.use_count() > 1 &&
         !shared_seen.insert(child.get()).second) {
@@ -249,9 +228,9 @@ struct TagWalk {
     if (!node.tag().empty()) check(node);
     if (node.is_sequence()) {
       std::size_t i = 0;
-      for (const auto& item : node.items()) visit(item, PathStep{nullptr, i++});
+      for (const auto& item : node.items()) visit(item, tree::PointerStep{nullptr, i++});
     } else if (node.is_mapping()) {
-      for (const auto& [k, v] : node.entries()) visit(v, PathStep{k.get(), 0});
+      for (const auto& [k, v] : node.entries()) visit(v, tree::PointerStep{k.get(), 0});
     }
   }
 };

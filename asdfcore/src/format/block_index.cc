@@ -4,9 +4,9 @@
 
 #include <charconv>
 #include <optional>
+#include <string_view>
 #include <utility>
 #include <vector>
-#include <string_view>
 
 namespace asdfcore::format {
 namespace {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "asdfcore/error.h"
+#include "tree/pointer_steps.h"
 
 namespace asdfcore::tree {
 namespace fs = std::filesystem;
@@ -56,27 +57,7 @@ class Resolver {
     fs::path dir;
   };
 
-  /// One step down from a container: a sequence index, or a mapping key (nullptr key: index).
-  struct PathStep {
-    const Node* key = nullptr;
-    std::size_t index = 0;
-  };
-
-  /// The JSON Pointer of the node being resolved, spelled only for a message.
-  std::string path() const {
-    std::string out;
-    for (const PathStep& step : steps_) {
-      out += '/';
-      if (step.key == nullptr) {
-        out += std::to_string(step.index);
-      } else {
-        out += step.key->is_string() ? escape_pointer_token(step.key->as_string()) : "?";
-      }
-    }
-    return out.empty() ? "/" : out;
-  }
-
-  NodePtr resolve_child(const NodePtr& child, const Doc& doc, PathStep step) {
+  NodePtr resolve_child(const NodePtr& child, const Doc& doc, PointerStep step) {
     steps_.push_back(step);
     NodePtr out = resolve(child, doc);
     steps_.pop_back();
@@ -90,13 +71,13 @@ class Resolver {
     if (active_.count(node.get()) != 0) {
       throw Error(ErrorCode::kMalformed,
                   "reference cycle: the node is reached again while it is being resolved",
-                  ErrorContext{.file = doc.file, .tree_path = path()});
+                  ErrorContext{.file = doc.file, .tree_path = spell_pointer(steps_)});
     }
     if (active_.size() >= policy_.max_depth) {
       throw Error(ErrorCode::kLimit,
                   "resolving references goes deeper than " + std::to_string(policy_.max_depth) +
                       " levels (tree nesting plus references followed in a chain)",
-                  ErrorContext{.file = doc.file, .tree_path = path()});
+                  ErrorContext{.file = doc.file, .tree_path = spell_pointer(steps_)});
     }
     active_.insert(node.get());
     NodePtr out;
@@ -112,7 +93,7 @@ class Resolver {
                           " nodes (a reference bomb?); raise "
                           "YamlReadOptions::max_alias_expansion (fitsasdf --max-alias-nodes) "
                           "if the file is trusted",
-                      ErrorContext{.file = doc.file, .tree_path = path()});
+                      ErrorContext{.file = doc.file, .tree_path = spell_pointer(steps_)});
         }
       }
     } else if (node->is_sequence()) {
@@ -122,7 +103,7 @@ class Resolver {
       out->items().reserve(node->items().size());
       std::size_t i = 0;
       for (const auto& item : node->items()) {
-        out->push_back(resolve_child(item, doc, PathStep{nullptr, i++}));
+        out->push_back(resolve_child(item, doc, PointerStep{nullptr, i++}));
       }
     } else {
       out = Node::make_mapping();
@@ -130,7 +111,7 @@ class Resolver {
       out->collection_style = node->collection_style;
       out->entries().reserve(node->entries().size());
       for (const auto& [k, v] : node->entries()) {
-        out->entries().emplace_back(k, resolve_child(v, doc, PathStep{k.get(), 0}));
+        out->entries().emplace_back(k, resolve_child(v, doc, PointerStep{k.get(), 0}));
       }
     }
     active_.erase(node.get());
@@ -159,7 +140,7 @@ class Resolver {
   }
 
   std::pair<NodePtr, Doc> follow(const Node& ref, const Doc& doc) {
-    const ErrorContext at{.file = doc.file, .tree_path = path()};
+    const ErrorContext at{.file = doc.file, .tree_path = spell_pointer(steps_)};
     const std::string uri = ref.get("$ref")->as_string();
     ReferenceTarget target;
     try {
@@ -209,9 +190,9 @@ class Resolver {
 
   const ReferencePolicy& policy_;
   const DocumentLoader& loader_;
-  std::unordered_map<const Node*, NodePtr> done_;     // containers resolved, and their copies
-  std::unordered_set<const Node*> active_;           // containers being resolved
-  std::vector<PathStep> steps_;                      // from the root to the node being resolved
+  std::unordered_map<const Node*, NodePtr> done_;  // containers resolved, and their copies
+  std::unordered_set<const Node*> active_;        // containers being resolved
+  std::vector<PointerStep> steps_;                // from the root to the node being resolved
   std::map<const Node*, std::uint64_t> sizes_;
   std::uint64_t expansion_ = 0;
   std::map<fs::path, NodePtr> documents_;

@@ -38,7 +38,14 @@ enum class NodeKind : std::uint8_t {
 std::string_view node_kind_name(NodeKind kind) noexcept;
 
 /// How a scalar was, or should be, written. `kAny` lets the writer choose.
-enum class ScalarStyle : std::uint8_t { kAny, kPlain, kSingleQuoted, kDoubleQuoted, kLiteral, kFolded };
+enum class ScalarStyle : std::uint8_t {
+  kAny,
+  kPlain,
+  kSingleQuoted,
+  kDoubleQuoted,
+  kLiteral,
+  kFolded,
+};
 /// How a sequence or mapping was, or should be, written. `kAny` lets the writer choose.
 enum class CollectionStyle : std::uint8_t { kAny, kBlock, kFlow };
 
