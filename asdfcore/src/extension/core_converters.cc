@@ -193,8 +193,7 @@ struct TagWalk {
   const ConverterRegistry& registry;
   std::vector<std::string>& out;
   std::vector<tree::PointerStep> steps;  // where the walk is
-  // Containers already walked that more than one owner holds: an alias can reach them again
-  // (or from inside themselves). A node with one owner is reached only through its parent.
+  // Collections already walked that the walk may reach again (tree::may_be_reached_twice).
   std::unordered_set<const Node*> shared_seen;
 
   void check(const Node& node) {
@@ -214,10 +213,7 @@ struct TagWalk {
 
   void visit(const NodePtr& child, tree::PointerStep step) {
     if (!child) return;
-    if ((child->is_sequence() || child->is_mapping()) && child.use_count() > 1 &&
-        !shared_seen.insert(child.get()).second) {
-      return;
-    }
+    if (tree::may_be_reached_twice(child) && !shared_seen.insert(child.get()).second) return;
     steps.push_back(step);
     walk(*child);
     steps.pop_back();

@@ -292,14 +292,13 @@ bool is_reference(const Node& node) {
 }
 
 bool has_references(const NodePtr& root) {
-  // Depth first with a stack of our own; a collection with more than one owner (an alias) is
-  // walked once, the others can be reached only once anyway.
+  // Depth first with a stack of our own, remembering only the collections it may reach twice.
   std::vector<const Node*> stack;
   std::unordered_set<const Node*> shared;
   if (root) stack.push_back(root.get());
   const auto push = [&](const NodePtr& child) {
     if (!child || !(child->is_sequence() || child->is_mapping())) return;
-    if (child.use_count() > 1 && !shared.insert(child.get()).second) return;
+    if (may_be_reached_twice(child) && !shared.insert(child.get()).second) return;
     stack.push_back(child.get());
   };
   while (!stack.empty()) {

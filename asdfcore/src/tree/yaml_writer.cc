@@ -19,6 +19,7 @@
 #include "asdfcore/tree/node.h"
 #include "asdfcore/tree/yaml.h"
 #include "tree/plain_scalar.h"
+#include "tree/pointer_steps.h"
 
 namespace asdfcore::tree {
 namespace {
@@ -204,9 +205,8 @@ class Writer {
   // First pass: give an anchor to each collection reached twice, in the order PyYAML numbers
   // them (at the second encounter), and reject cycles.
   void find_shared(const Node& root) {
-    // Only a collection with more than one owner can be reached twice (or be part of a cycle,
-    // which needs one such node on it): only those are recorded, so a tree without aliases
-    // costs no table entry per node.
+    // Only collections the walk may reach twice are recorded (may_be_reached_twice), so a tree
+    // without aliases costs no table entry per node.
     std::unordered_map<const Node*, bool> seen;  // true while on the path from the root.
     struct Visit {
       const Node* node;
@@ -242,7 +242,7 @@ class Writer {
       Visit& top = path.back();
       if (top.next < child_count(*top.node)) {
         const NodePtr& c = child_ptr(*top.node, top.next++);
-        visit(c.get(), c.use_count() > 1);
+        visit(c.get(), may_be_reached_twice(c));
       } else {
         if (top.recorded) seen[top.node] = false;
         path.pop_back();

@@ -49,15 +49,20 @@ std::optional<std::string> utf8_to_latin1(std::string_view s) {
   return out;
 }
 
+/// The value of a card without one, as read_tree_card gives it.
+const NodePtr& null_value() {
+  static const NodePtr kNull = Node::make_null();
+  return kNull;
+}
+
 /// The card `card` as the tree holds it: what read_tree_card makes of card_to_node's entry,
 /// without building the entry (this runs for every card of every header). The value is
 /// `card`'s own node, to be read, not changed.
 TreeCard tree_card_of(const Card& card) {
-  static const NodePtr kNull = Node::make_null();
   CardEntry e = card_entry(card);
   TreeCard c;
   c.keyword = std::move(e.keyword);
-  c.value = e.value ? e.value : kNull;
+  c.value = e.value ? e.value : null_value();
   c.comment = std::string(e.comment);
   return c;
 }
@@ -79,12 +84,11 @@ bool same_text(std::string_view text, const std::vector<std::string>& images) {
 }
 
 bool formats_as(const Card& card) {
-  static const NodePtr kNull = Node::make_null();
   try {
     // The entry's fields as tree_card_of gives them, viewed rather than copied.
     const CardEntry e = card_entry(card);
-    return same_text(fits::format_card(e.keyword, e.value ? e.value : kNull, e.comment).images,
-                     card.images);
+    const NodePtr& value = e.value ? e.value : null_value();
+    return same_text(fits::format_card(e.keyword, value, e.comment).images, card.images);
   } catch (const Error&) {
     return false;  // a value the formatter refuses (an overflowed float): keep the image
   }

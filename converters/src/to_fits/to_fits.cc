@@ -110,12 +110,11 @@ ConversionReport convert_asdf_to_fits(const std::string& input, const std::strin
   asdfcore::OpenOptions open = options.limits.open_options();
   open.verify_checksums = options.verify_checksums;
   open.threads = options.threads;
-  std::optional<asdfcore::AsdfFile> opened(asdfcore::AsdfFile::open(input, open));
-  if (!to_fits::has_fits_list(opened->resolved_tree())) {
+  asdfcore::AsdfFile file = asdfcore::AsdfFile::open(input, open);
+  if (!to_fits::has_fits_list(file.resolved_tree())) {
     // Any other tree: images, tables and cards, with the whole tree in an ASDF extension.
-    return embedded::write_asdf_in_fits(std::move(*opened), input, output, options);
+    return embedded::write_asdf_in_fits(std::move(file), input, output, options);
   }
-  const asdfcore::AsdfFile& file = *opened;
   const to_fits::FitsList list = to_fits::find_fits_list(file.resolved_tree(), input);
   ConversionReport report;
   report.input = input;
