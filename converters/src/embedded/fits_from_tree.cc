@@ -4,7 +4,7 @@
 // BINTABLE with the byte column ASDF_METADATA, as python asdf's AsdfInFits and stdatamodels
 // write it) whose image arrays point at their HDUs with `source: fits:EXTNAME,1`.
 //
-// The FITS file is planned as a `fits` list in an intermediate ASDF file and written by the
+// The FITS file is planned in memory as a `fits` list with blocks of its own and written by the
 // fits-list writer (to_fits), so every HDU is formatted by one piece of code.
 #include <algorithm>
 #include <cctype>
@@ -23,8 +23,10 @@
 #include "compare/temp_folder.h"
 #include "embedded/fits_from_tree.h"
 #include "fitsasdf/asdf_in_fits.h"
+#include "fitsasdf/output_names.h"
 #include "fitsasdf/to_fits.h"
 #include "progress/meter.h"
+#include "to_fits/fits_list_writer.h"
 
 namespace fitsasdf {
 namespace {
@@ -45,22 +47,42 @@ constexpr std::string_view kQuantityTag = "tag:stsci.edu:asdf/unit/quantity-";
 constexpr std::string_view kCoreTableTag = "tag:stsci.edu:asdf/core/table-";
 constexpr std::string_view kAstropyTableTag = "tag:astropy.org:astropy/table/table-";
 
-/// Blocks of an ASDF file being planned, owned here.
-struct Blocks {
-  std::vector<std::vector<std::uint8_t>> data;
+/// Blocks of an ASDF file being planned, owned here: the embedded file's, or the planned fits
+/// list's, which the fits-list writer reads as it would a file's blocks.
+class Blocks final : public asdfcore::ndarray::BlockProvider {
+ public:
   std::int64_t add(std::vector<std::uint8_t> bytes) {
-    data.push_back(std::move(bytes));
-    return static_cast<std::int64_t>(data.size() - 1);
+    data_.push_back(asdfcore::io::Buffer::from_vector(std::move(bytes)));
+    return static_cast<std::int64_t>(data_.size() - 1);
   }
   std::vector<asdfcore::format::BlockToWrite> to_write() const {
     std::vector<asdfcore::format::BlockToWrite> out;
-    for (const auto& d : data) {
+    for (const auto& d : data_) {
       asdfcore::format::BlockToWrite w;
-      w.pieces.push_back(d);
+      w.pieces.push_back(d.span());
       out.push_back(std::move(w));
     }
     return out;
   }
+
+  asdfcore::io::Buffer block(std::int64_t index) const override {
+    const auto count = static_cast<std::int64_t>(data_.size());
+    const std::int64_t i = index < 0 ? count + index : index;
+    if (i < 0 || i >= count) {
+      // Only a planner bug can get here: every source it writes names a block it added.
+      throw Error(ErrorCode::kMalformed,
+                  "the planned FITS file has no block " + std::to_string(index));
+    }
+    return data_[static_cast<std::size_t>(i)];
+  }
+  std::uint64_t block_count() const override { return data_.size(); }
+  asdfcore::io::Buffer external(const std::string& uri) const override {
+    throw Error(ErrorCode::kUnsupported,
+                "the planned FITS file has no external blocks (asked for " + uri + ")");
+  }
+
+ private:
+  std::vector<asdfcore::io::Buffer> data_;
 };
 
 NodePtr card(const std::string& keyword, NodePtr value, const std::string& comment = "") {
@@ -165,7 +187,8 @@ struct PlannedHdu {
 
 class Planner {
  public:
-  explicit Planner(const asdfcore::AsdfFile& file) : file_(file) {}
+  /// Plan from `file`, giving the planned HDUs' data blocks of `blocks`.
+  Planner(const asdfcore::AsdfFile& file, Blocks& blocks) : file_(file), blocks_(blocks) {}
 
   /// Plan every HDU; the embedded tree is `root` with image arrays replaced by fits sources
   /// and the other block arrays moved to `embedded_blocks`.
@@ -216,8 +239,6 @@ class Planner {
     for (const auto& [node, path] : kept_) reblock(node, read(node, path), embedded_blocks);
     return hdus;
   }
-
-  Blocks& blocks() { return blocks_; }
 
  private:
   /// Read every ndarray of `root` (and every mask array) into `arrays_`.
@@ -502,7 +523,7 @@ class Planner {
   }
 
   const asdfcore::AsdfFile& file_;
-  Blocks blocks_;  ///< Blocks of the intermediate fits-list file.
+  Blocks& blocks_;  ///< Blocks of the planned fits list.
   std::vector<PlannedHdu> planned_;
   std::set<std::string> names_;
   std::set<std::string> used_;
@@ -525,23 +546,26 @@ ConversionReport write_asdf_in_fits(const std::string& input, const std::string&
   asdfcore::OpenOptions open = options.limits.open_options();
   open.verify_checksums = options.verify_checksums;
   open.threads = options.threads;
+  if (!options.overwrite) refuse_existing_output(output);
+  progress::Meter meter(options.control, input);
   return embedded::write_asdf_in_fits(asdfcore::AsdfFile::open(input, open), input, output,
-                                      options);
+                                      options, meter);
 }
 
 ConversionReport embedded::write_asdf_in_fits(asdfcore::AsdfFile opened, const std::string& input,
                                               const std::string& output,
-                                              const AsdfToFitsOptions& options) {
-  const progress::Meter meter(options.control, input);
+                                              const AsdfToFitsOptions& options,
+                                              progress::Meter& meter) {
   compare::TempFolder temp("asdf-in-fits");
-  const std::string plan_path = temp.file("plan.asdf");
-  // The input, its copy and the plan are let go once the plan is written: the conversion of
-  // the plan reads it again, and memory then holds one tree, not four.
+  // The plan: the HDUs as a fits list, with blocks of its own. The input, its copy and the
+  // arrays read from it are let go once the plan is made: memory then holds the plan alone.
+  Blocks plan_blocks;
+  NodePtr plan_root;
   const HduReport plan_notes = [&] {
     const asdfcore::AsdfFile file = std::move(opened);
     // The tree as written: `$ref`s stay references, as python asdf writes them back.
     NodePtr root = asdfcore::tree::deep_copy(file.tree());
-    Planner planner(file);
+    Planner planner(file, plan_blocks);
     Blocks embedded_blocks;
     HduReport notes;
     std::vector<PlannedHdu> hdus;
@@ -561,7 +585,6 @@ ConversionReport embedded::write_asdf_in_fits(asdfcore::AsdfFile opened, const s
     root->erase("history");
     asdfcore::write_asdf(embedded_path, root, embedded_blocks.to_write(), write);
     std::vector<std::uint8_t> embedded = read_whole(embedded_path);
-
     // The ASDF extension: one row, one byte column.
     PlannedHdu asdf_hdu;
     const auto n = static_cast<std::int64_t>(embedded.size());
@@ -584,11 +607,11 @@ ConversionReport embedded::write_asdf_in_fits(asdfcore::AsdfFile opened, const s
     field.shape = {static_cast<std::uint64_t>(n)};
     spec.dtype = DType::structured({field});
     spec.shape = {1};
-    spec.source = planner.blocks().add(std::move(embedded));
+    spec.source = plan_blocks.add(std::move(embedded));
     asdf_hdu.data = asdfcore::ndarray::make_ndarray_node(spec);
     hdus.push_back(std::move(asdf_hdu));
 
-    // The intermediate file: the planned HDUs as a fits list, written by the fits-list writer.
+    // The plan as a fits list, which the fits-list writer reads as it would a file's.
     NodePtr list = Node::make_sequence();
     list->set_tag(kAstropyFitsTag);
     for (auto& h : hdus) {
@@ -597,32 +620,19 @@ ConversionReport embedded::write_asdf_in_fits(asdfcore::AsdfFile opened, const s
       item->set("data", h.data ? h.data : Node::make_null());
       list->push_back(item);
     }
-    NodePtr plan_root = Node::make_mapping();
+    plan_root = Node::make_mapping();
     plan_root->set("fits", list);
-    write.asdf_standard = "1.5.0";
-    write.layout.block_index = true;
-    asdfcore::write_asdf(plan_path, plan_root, planner.blocks().to_write(), write);
     // Every block of the input with a checksum, read for the plan or not, before any output.
     if (options.verify_checksums) file.verify_unread_checksums();
     return notes;
   }();
-  AsdfToFitsOptions plan_options = options;
-  plan_options.verify_checksums = false;  // the plan was written just now, from verified data
   meter.check();
-  ConversionReport report = [&] {
-    try {
-      return convert_asdf_to_fits(plan_path, output, plan_options);  // reports the progress
-    } catch (const Error& e) {
-      if (e.code() != ErrorCode::kCancelled) throw;
-      throw Error(ErrorCode::kCancelled, e.message(), ErrorContext{.file = input});
-    }
-  }();
-  report.input = input;
+  ConversionReport report =
+      to_fits::write_fits_list(plan_root, plan_blocks, input, output, options, meter, [] {});
   report.fits_tag.clear();
   if (!plan_notes.notes.empty() && !report.hdus.empty()) {
     for (const auto& note : plan_notes.notes) report.hdus.front().notes.push_back(note);
   }
-  report.bytes_in = std::filesystem::file_size(input);
   return report;
 }
 

@@ -5,13 +5,16 @@
 #include "asdfcore/asdf_file.h"
 #include "fitsasdf/convert.h"
 #include "fitsasdf/to_fits.h"
+#include "progress/meter.h"
 
 namespace fitsasdf::embedded {
 
 /// `fitsasdf::write_asdf_in_fits` of `input` already open as `file` (with the options'
-/// limits, checksum verification and threads), taken over: the conversion that looked for a
-/// fits list does not parse the tree a second time. `file` is let go once the plan is written.
+/// limits, checksum verification and threads), taken over, under the caller's `meter`: the
+/// conversion that looked for a fits list does not parse the tree a second time. `file` is let
+/// go once the HDUs are planned. The caller has refused an existing output already.
 ConversionReport write_asdf_in_fits(asdfcore::AsdfFile file, const std::string& input,
-                                    const std::string& output, const AsdfToFitsOptions& options);
+                                    const std::string& output, const AsdfToFitsOptions& options,
+                                    progress::Meter& meter);
 
 }  // namespace fitsasdf::embedded

@@ -218,7 +218,7 @@ FitsItem uncompressed(const FitsItem& item) {
 HduPlan plan_compressed_image(const ItemInput& input) {
   // The image's stored values, as the image writer would write them uncompressed.
   const FitsItem image = uncompressed(input.item);
-  const ItemInput image_input{input.file, image, input.where};
+  const ItemInput image_input{input.blocks, image, input.where};
   HduPlan image_plan = plan_image(image_input);
   const std::vector<TreeCard> image_cards = image_plan.written_cards();
   const CardLookup image_lookup(image_cards);
@@ -288,7 +288,7 @@ HduPlan plan_compressed_image(const ItemInput& input) {
 HduPlan plan_compressed_table(const ItemInput& input) {
   // The table as its uncompressed HDU: header and padded data area.
   const FitsItem table = uncompressed(input.item);
-  const ItemInput table_input{input.file, table, input.where};
+  const ItemInput table_input{input.blocks, table, input.where};
   HduPlan table_plan = plan_bintable(table_input);
   MemorySink hdu;
   hdu.write(build_header(table_plan).bytes);

@@ -18,9 +18,11 @@ NDArray ItemInput::array(const asdfcore::tree::Node& node, const std::string& ke
   try {
     // Deferred: a large compressed block is decoded only if something reads its bytes, and an
     // image that is the whole block is streamed from it (write_big_endian).
-    return file.array(node, path, NDArray::Load::kDeferred);
+    return NDArray::from_node(node, blocks, path, NDArray::Load::kDeferred);
   } catch (const Error& e) {
-    throw e.with_context(where);
+    asdfcore::ErrorContext at = where;
+    at.tree_path = path;
+    throw e.with_context(at);
   }
 }
 

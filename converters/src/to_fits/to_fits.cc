@@ -18,6 +18,7 @@
 #include "embedded/fits_from_tree.h"
 #include "progress/meter.h"
 #include "to_fits/fits_items.h"
+#include "to_fits/fits_list_writer.h"
 #include "to_fits/fits_output.h"
 #include "to_fits/writers.h"
 
@@ -113,9 +114,23 @@ ConversionReport convert_asdf_to_fits(const std::string& input, const std::strin
   asdfcore::AsdfFile file = asdfcore::AsdfFile::open(input, open);
   if (!to_fits::has_fits_list(file.resolved_tree())) {
     // Any other tree: images, tables and cards, with the whole tree in an ASDF extension.
-    return embedded::write_asdf_in_fits(std::move(file), input, output, options);
+    return embedded::write_asdf_in_fits(std::move(file), input, output, options, meter);
   }
-  const to_fits::FitsList list = to_fits::find_fits_list(file.resolved_tree(), input);
+  // Blocks the output did not read (the native view's own blocks, anything else in the tree)
+  // are verified too: the output appears only for an input whose checksums all match.
+  return to_fits::write_fits_list(file.resolved_tree(), file.blocks(), input, output, options,
+                                  meter, [&] {
+                                    if (options.verify_checksums) file.verify_unread_checksums();
+                                  });
+}
+
+ConversionReport to_fits::write_fits_list(const asdfcore::tree::NodePtr& root,
+                                          const asdfcore::ndarray::BlockProvider& blocks,
+                                          const std::string& input, const std::string& output,
+                                          const AsdfToFitsOptions& options,
+                                          progress::Meter& meter,
+                                          const std::function<void()>& before_commit) {
+  const FitsList list = find_fits_list(root, input);
   ConversionReport report;
   report.input = input;
   report.output = output;
@@ -125,15 +140,18 @@ ConversionReport convert_asdf_to_fits(const std::string& input, const std::strin
   // after it), when that was not exactly its padding: written in place of that padding.
   std::optional<asdfcore::ndarray::NDArray> trailer;
   if (list.path == "/fits") {
-    const auto root = file.resolved_tree();
     if (const auto t = root->get(to_fits::kTrailerKey); t && t->is_mapping()) {
       const auto bytes = t->get("bytes");
       const ErrorContext where{.file = input, .tree_path = "/" + std::string(to_fits::kTrailerKey)};
       if (!bytes || !asdfcore::tree::is_ndarray(*bytes)) {
         throw Error(ErrorCode::kMalformed, "`bytes` must be a uint8 ndarray", where);
       }
-      trailer = file.array(*bytes, "/" + std::string(to_fits::kTrailerKey) + "/bytes",
-                           asdfcore::ndarray::NDArray::Load::kDeferred);
+      try {
+        trailer = asdfcore::ndarray::NDArray::from_node(*bytes, blocks, where.tree_path + "/bytes",
+                                                        asdfcore::ndarray::NDArray::Load::kDeferred);
+      } catch (const Error& e) {
+        throw e.with_context(ErrorContext{.file = input, .tree_path = where.tree_path + "/bytes"});
+      }
       if (trailer->dtype().itemsize() != 1 || !trailer->dtype().is_numeric()) {
         throw Error(ErrorCode::kMalformed, "`bytes` must hold bytes (uint8)", where);
       }
@@ -141,7 +159,7 @@ ConversionReport convert_asdf_to_fits(const std::string& input, const std::strin
   }
   std::set<long long> stale_checksums;
   if (list.path == "/fits") {
-    if (const auto stale = file.resolved_tree()->get(to_fits::kStaleChecksumsKey);
+    if (const auto stale = root->get(to_fits::kStaleChecksumsKey);
         stale && stale->is_sequence()) {
       for (const auto& n : stale->items()) {
         if (n->kind() == asdfcore::tree::NodeKind::kInt) stale_checksums.insert(n->as_int());
@@ -156,7 +174,7 @@ ConversionReport convert_asdf_to_fits(const std::string& input, const std::strin
     std::uint64_t declared = 0;
     try {
       declared = to_fits::declared_data_size(CardLookup(item.header),
-                                             ItemInput{file, item, ErrorContext{.file = input}});
+                                             ItemInput{blocks, item, ErrorContext{.file = input}});
     } catch (const Error&) {
       // Planning the item reports what is wrong with it.
     }
@@ -170,7 +188,7 @@ ConversionReport convert_asdf_to_fits(const std::string& input, const std::strin
   for (std::size_t i = 0; i < list.items.size(); ++i) {
     const FitsItem& item = list.items[i];
     const ErrorContext where{.file = input, .tree_path = item.path, .hdu = item.index};
-    const ItemInput in{file, item, where, options.threads};
+    const ItemInput in{blocks, item, where, options.threads};
     try {
       meter.enter("write", item.index);
       HduPlan plan = plan_item(in);
@@ -211,9 +229,7 @@ ConversionReport convert_asdf_to_fits(const std::string& input, const std::strin
     report.hdus.front().notes.push_back("the tree has " + std::to_string(list.lists_found) +
                                         " fits lists; the one at " + list.path + " was written");
   }
-  // Blocks the output did not read (the native view's own blocks, anything else in the tree)
-  // are verified too: the output appears only for an input whose checksums all match.
-  if (options.verify_checksums) file.verify_unread_checksums();
+  before_commit();
   meter.check();
   meter.finish();  // the last report comes before the output appears
   out.commit(options.overwrite);

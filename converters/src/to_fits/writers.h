@@ -3,7 +3,6 @@
 // them) and plans the HDU's header and data unit.
 #include <cstdint>
 
-#include "asdfcore/asdf_file.h"
 #include "asdfcore/error.h"
 #include "asdfcore/ndarray/ndarray.h"
 #include "hdu/table_columns.h"
@@ -14,7 +13,8 @@ namespace fitsasdf::to_fits {
 
 /// Everything a writer gets for one item.
 struct ItemInput {
-  const asdfcore::AsdfFile& file;
+  /// Where the item's ndarrays find their blocks (the input file's, or blocks planned in memory).
+  const asdfcore::ndarray::BlockProvider& blocks;
   const FitsItem& item;
   asdfcore::ErrorContext where;  ///< File, HDU and the item's tree path.
   unsigned threads = 0;  ///< Threads for work done in pieces (`AsdfToFitsOptions::threads`).
