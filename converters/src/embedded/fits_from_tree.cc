@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -47,17 +49,43 @@ constexpr std::string_view kQuantityTag = "tag:stsci.edu:asdf/unit/quantity-";
 constexpr std::string_view kCoreTableTag = "tag:stsci.edu:asdf/core/table-";
 constexpr std::string_view kAstropyTableTag = "tag:astropy.org:astropy/table/table-";
 
-/// Blocks of an ASDF file being planned, owned here: the embedded file's, or the planned fits
-/// list's, which the fits-list writer reads as it would a file's blocks.
+/// The blocks of an ASDF file being planned: the embedded file's, or the planned fits list's,
+/// which the fits-list writer reads as it would a file's. The fits list's start with the input
+/// file's own blocks, so that an image HDU reads its elements where they are: a large one is
+/// streamed from its block in bounded memory, nothing is copied. A block the input decodes or
+/// hashes whole is kept once read (the planner and the writer both read it), and an error
+/// reading one names the input's tree path of the array that uses it. Blocks added here follow.
 class Blocks final : public asdfcore::ndarray::BlockProvider {
  public:
+  /// Blocks of the embedded file: only those added.
+  Blocks() = default;
+  /// Blocks of the planned fits list: `input`'s, then those added.
+  explicit Blocks(asdfcore::AsdfFile input)
+      : input_(std::move(input)), first_(input_->blocks().block_count()) {}
+
+  /// Return the input file (the planned fits list's blocks only).
+  const asdfcore::AsdfFile& input() const { return *input_; }
+
+  /// Add `bytes` as a block; return its index.
   std::int64_t add(std::vector<std::uint8_t> bytes) {
-    data_.push_back(asdfcore::io::Buffer::from_vector(std::move(bytes)));
-    return static_cast<std::int64_t>(data_.size() - 1);
+    added_.push_back(asdfcore::io::Buffer::from_vector(std::move(bytes)));
+    return static_cast<std::int64_t>(first_ + added_.size() - 1);
   }
+  /// Name `path` in errors about the input's block `index` (the first path given is kept).
+  void name_block(std::uint64_t index, const std::string& path) { paths_.emplace(index, path); }
+  /// Planning is done: let go of the kept blocks no image reads, and hand each other one to
+  /// the writer once.
+  void start_writing() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    writing_ = true;
+    std::erase_if(kept_, [&](const auto& kept) {
+      return kept.first < 0 || paths_.count(static_cast<std::uint64_t>(kept.first)) == 0;
+    });
+  }
+  /// Return the added blocks as `write_asdf` takes them.
   std::vector<asdfcore::format::BlockToWrite> to_write() const {
     std::vector<asdfcore::format::BlockToWrite> out;
-    for (const auto& d : data_) {
+    for (const auto& d : added_) {
       asdfcore::format::BlockToWrite w;
       w.pieces.push_back(d.span());
       out.push_back(std::move(w));
@@ -66,23 +94,86 @@ class Blocks final : public asdfcore::ndarray::BlockProvider {
   }
 
   asdfcore::io::Buffer block(std::int64_t index) const override {
-    const auto count = static_cast<std::int64_t>(data_.size());
-    const std::int64_t i = index < 0 ? count + index : index;
-    if (i < 0 || i >= count) {
-      // Only a planner bug can get here: every source it writes names a block it added.
+    if (from_input(index)) {
+      return forwarded(index, [&] {
+        const auto& blocks = input_->blocks();
+        if (blocks.streamable_block_size(index)) return blocks.block(index);
+        const std::lock_guard<std::mutex> lock(mutex_);
+        if (writing_) {
+          // The writer reads a kept block once: it is let go with the writer's array.
+          const auto node = kept_.extract(index);
+          return node.empty() ? blocks.block(index) : std::move(node.mapped());
+        }
+        auto [it, fresh] = kept_.try_emplace(index);
+        if (fresh) {
+          try {
+            it->second = blocks.block(index);
+          } catch (...) {
+            kept_.erase(it);
+            throw;
+          }
+        }
+        return it->second;
+      });
+    }
+    const auto i = static_cast<std::uint64_t>(index) - first_;
+    if (index < 0 || i >= added_.size()) {
+      // Only a planner bug can get here: every source it writes names a block that exists.
       throw Error(ErrorCode::kMalformed,
                   "the planned FITS file has no block " + std::to_string(index));
     }
-    return data_[static_cast<std::size_t>(i)];
+    return added_[i];
   }
-  std::uint64_t block_count() const override { return data_.size(); }
+  std::uint64_t block_count() const override { return first_ + added_.size(); }
   asdfcore::io::Buffer external(const std::string& uri) const override {
-    throw Error(ErrorCode::kUnsupported,
-                "the planned FITS file has no external blocks (asked for " + uri + ")");
+    if (!input_) {
+      throw Error(ErrorCode::kUnsupported,
+                  "the embedded ASDF file has no external blocks (asked for " + uri + ")");
+    }
+    return input_->blocks().external(uri);
+  }
+  std::string missing_blocks_reason() const override {
+    return input_ ? input_->blocks().missing_blocks_reason() : std::string();
+  }
+  std::optional<std::uint64_t> streamable_block_size(std::int64_t index) const override {
+    if (!from_input(index)) return std::nullopt;
+    return input_->blocks().streamable_block_size(index);
+  }
+  void stream_block(std::int64_t index,
+                    const std::function<void(std::span<const std::uint8_t>)>& write) const override {
+    if (!from_input(index)) {
+      write(block(index).span());
+      return;
+    }
+    forwarded(index, [&] {
+      input_->blocks().stream_block(index, write);
+      return 0;
+    });
   }
 
  private:
-  std::vector<asdfcore::io::Buffer> data_;
+  bool from_input(std::int64_t index) const {
+    return input_ && (index < 0 || static_cast<std::uint64_t>(index) < first_);
+  }
+  /// Return `read()`, an error naming the input's tree path of block `index`.
+  template <typename Read>
+  auto forwarded(std::int64_t index, Read read) const -> decltype(read()) {
+    try {
+      return read();
+    } catch (const Error& e) {
+      const auto it = paths_.find(static_cast<std::uint64_t>(index));
+      throw e.with_context(ErrorContext{.file = input_->path(),
+                                        .tree_path = it == paths_.end() ? "" : it->second});
+    }
+  }
+
+  std::optional<asdfcore::AsdfFile> input_;
+  std::uint64_t first_ = 0;  ///< The number of the input's blocks: the first added block's index.
+  std::vector<asdfcore::io::Buffer> added_;
+  std::map<std::uint64_t, std::string> paths_;  ///< Input block -> the path of an array using it.
+  mutable std::mutex mutex_;  ///< Guards `kept_` and `writing_`.
+  bool writing_ = false;      ///< Planning is done (`start_writing`).
+  mutable std::map<std::int64_t, asdfcore::io::Buffer> kept_;  ///< Input blocks read whole.
 };
 
 NodePtr card(const std::string& keyword, NodePtr value, const std::string& comment = "") {
@@ -187,8 +278,9 @@ struct PlannedHdu {
 
 class Planner {
  public:
-  /// Plan from `file`, giving the planned HDUs' data blocks of `blocks`.
-  Planner(const asdfcore::AsdfFile& file, Blocks& blocks) : file_(file), blocks_(blocks) {}
+  /// Plan from the input file of `blocks` (the planned fits list's), reading its arrays
+  /// through them.
+  explicit Planner(Blocks& blocks) : blocks_(blocks) {}
 
   /// Plan every HDU; the embedded tree is `root` with image arrays replaced by fits sources
   /// and the other block arrays moved to `embedded_blocks`.
@@ -260,7 +352,16 @@ class Planner {
   /// Return the array of `node` as read from the original file (read on first use).
   const NDArray& read(const NodePtr& node, const std::string& path) {
     auto it = arrays_.find(node.get());
-    if (it == arrays_.end()) it = arrays_.emplace(node.get(), file_.array(*node, path)).first;
+    if (it == arrays_.end()) {
+      // Deferred: an image's elements are read by the writer, where they are.
+      try {
+        it = arrays_.emplace(node.get(), NDArray::from_node(*node, blocks_, path,
+                                                             NDArray::Load::kDeferred))
+                 .first;
+      } catch (const Error& e) {
+        throw e.with_context(ErrorContext{.file = blocks_.input().path(), .tree_path = path});
+      }
+    }
     return it->second;
   }
 
@@ -325,11 +426,7 @@ class Planner {
     hdu.header->push_back(extname_card(name));
     hdu.header->push_back(card("EXTVER", Node::make_int(1), "extension value"));
     if (unit) hdu.header->push_back(card("BUNIT", unit, "physical unit of the array values"));
-    asdfcore::ndarray::NDArrayNodeSpec spec;
-    spec.dtype = array.dtype().with_byte_order(ByteOrder::kBig);
-    spec.shape = array.shape();
-    spec.source = blocks_.add(array.to_c_order(ByteOrder::kBig));
-    hdu.data = asdfcore::ndarray::make_ndarray_node(spec);
+    hdu.data = in_place(node, array, path);
     planned_.push_back(std::move(hdu));
 
     // In the ASDF extension, as python asdf writes an array that lives in an HDU, with the
@@ -346,6 +443,25 @@ class Planner {
     entries->set("shape", shape);
     rewrite_array_node(node, entries);
     return true;
+  }
+
+  /// Return a node for the plan that reads the array `node` (read as `array`) where it is: its
+  /// storage keys (not `mask`), its tag, and its block counted from the start of the file.
+  NodePtr in_place(const NodePtr& node, const NDArray& array, const std::string& path) {
+    if (!node->is_mapping()) return asdfcore::tree::deep_copy(node);  // inline values
+    NodePtr copy = Node::make_mapping();
+    copy->copy_tag(*node);
+    for (const auto& [k, v] : node->entries()) {
+      if (k->is_string() && std::find(std::begin(kStorageKeys), std::end(kStorageKeys),
+                                      k->as_string()) != std::end(kStorageKeys)) {
+        copy->entries().emplace_back(k, v);
+      }
+    }
+    if (array.source().kind == asdfcore::ndarray::SourceKind::kBlock) {
+      copy->set("source", Node::make_int(static_cast<std::int64_t>(array.source().block)));
+      blocks_.name_block(array.source().block, path);
+    }
+    return copy;
   }
 
   /// Return the array node of a table column (an ndarray, a `column` with `data`, or a
@@ -522,8 +638,7 @@ class Planner {
     return unique;
   }
 
-  const asdfcore::AsdfFile& file_;
-  Blocks& blocks_;  ///< Blocks of the planned fits list.
+  Blocks& blocks_;  ///< Blocks of the planned fits list (the input's first).
   std::vector<PlannedHdu> planned_;
   std::set<std::string> names_;
   std::set<std::string> used_;
@@ -557,15 +672,15 @@ ConversionReport embedded::write_asdf_in_fits(asdfcore::AsdfFile opened, const s
                                               const AsdfToFitsOptions& options,
                                               progress::Meter& meter) {
   compare::TempFolder temp("asdf-in-fits");
-  // The plan: the HDUs as a fits list, with blocks of its own. The input, its copy and the
-  // arrays read from it are let go once the plan is made: memory then holds the plan alone.
-  Blocks plan_blocks;
+  // The plan: the HDUs as a fits list, whose blocks are the input's and its own. The input's
+  // tree, its copy and the arrays read from it are let go once the plan is made.
+  Blocks plan_blocks(std::move(opened));
   NodePtr plan_root;
   const HduReport plan_notes = [&] {
-    const asdfcore::AsdfFile file = std::move(opened);
+    const asdfcore::AsdfFile& file = plan_blocks.input();
     // The tree as written: `$ref`s stay references, as python asdf writes them back.
     NodePtr root = asdfcore::tree::deep_copy(file.tree());
-    Planner planner(file, plan_blocks);
+    Planner planner(plan_blocks);
     Blocks embedded_blocks;
     HduReport notes;
     std::vector<PlannedHdu> hdus;
@@ -622,13 +737,16 @@ ConversionReport embedded::write_asdf_in_fits(asdfcore::AsdfFile opened, const s
     }
     plan_root = Node::make_mapping();
     plan_root->set("fits", list);
-    // Every block of the input with a checksum, read for the plan or not, before any output.
-    if (options.verify_checksums) file.verify_unread_checksums();
     return notes;
   }();
+  plan_blocks.start_writing();
   meter.check();
+  // Every block of the input with a checksum, read for the output or not, is verified before
+  // the output appears (a block the writer read was verified as it was read).
   ConversionReport report =
-      to_fits::write_fits_list(plan_root, plan_blocks, input, output, options, meter, [] {});
+      to_fits::write_fits_list(plan_root, plan_blocks, input, output, options, meter, [&] {
+        if (options.verify_checksums) plan_blocks.input().verify_unread_checksums();
+      });
   report.fits_tag.clear();
   if (!plan_notes.notes.empty() && !report.hdus.empty()) {
     for (const auto& note : plan_notes.notes) report.hdus.front().notes.push_back(note);
