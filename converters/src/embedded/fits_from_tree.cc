@@ -176,12 +176,8 @@ class Blocks final : public asdfcore::ndarray::BlockProvider {
   mutable std::map<std::int64_t, asdfcore::io::Buffer> kept_;  ///< Input blocks read whole.
 };
 
-NodePtr card(const std::string& keyword, NodePtr value, const std::string& comment = "") {
-  NodePtr c = Node::make_sequence();
-  c->push_back(Node::make_string(keyword));
-  c->push_back(std::move(value));
-  if (!comment.empty()) c->push_back(Node::make_string(comment));
-  return c;
+to_fits::TreeCard card(std::string keyword, NodePtr value, std::string comment = "") {
+  return to_fits::TreeCard{std::move(keyword), std::move(value), std::move(comment)};
 }
 
 std::string upper(std::string s) {
@@ -246,7 +242,7 @@ void reblock(const NodePtr& node, const NDArray& array, Blocks& blocks) {
 
 /// The EXTNAME card, with its comment only when both fit on one card (no CONTINUE card, which
 /// fitsverify flags without LONGSTRN).
-NodePtr extname_card(const std::string& name) {
+to_fits::TreeCard extname_card(const std::string& name) {
   return card("EXTNAME", Node::make_string(name), name.size() <= 50 ? "extension name" : "");
 }
 
@@ -270,9 +266,9 @@ std::optional<char> column_letter(const DType& dtype) {
   }
 }
 
-/// A planned HDU: its cards and its data node (in the intermediate file), or none.
+/// A planned HDU: its cards and its data node (its `source` a block of the plan), or none.
 struct PlannedHdu {
-  NodePtr header = Node::make_sequence();
+  std::vector<to_fits::TreeCard> header;
   NodePtr data;
 };
 
@@ -286,11 +282,11 @@ class Planner {
   /// and the other block arrays moved to `embedded_blocks`.
   std::vector<PlannedHdu> plan(const NodePtr& root, Blocks& embedded_blocks, HduReport& notes) {
     std::vector<PlannedHdu> hdus(1);
-    NodePtr& primary = hdus.front().header;
-    primary->push_back(card("SIMPLE", Node::make_bool(true), "conforms to FITS standard"));
-    primary->push_back(card("BITPIX", Node::make_int(8), "array data type"));
-    primary->push_back(card("NAXIS", Node::make_int(0), "number of array dimensions"));
-    primary->push_back(card("EXTEND", Node::make_bool(true)));
+    std::vector<to_fits::TreeCard>& primary = hdus.front().header;
+    primary.push_back(card("SIMPLE", Node::make_bool(true), "conforms to FITS standard"));
+    primary.push_back(card("BITPIX", Node::make_int(8), "array data type"));
+    primary.push_back(card("NAXIS", Node::make_int(0), "number of array dimensions"));
+    primary.push_back(card("EXTEND", Node::make_bool(true)));
 
     // Every array is read before any node changes: a node reached twice (YAML aliases), or a
     // mask array that is also an array of its own, is read once from the original file.
@@ -404,28 +400,28 @@ class Planner {
     }
     PlannedHdu hdu;
     const std::string name = extname(path);
-    hdu.header->push_back(card("XTENSION", Node::make_string("IMAGE"), "Image extension"));
-    hdu.header->push_back(card("BITPIX", Node::make_int(form->first), "array data type"));
-    hdu.header->push_back(
+    hdu.header.push_back(card("XTENSION", Node::make_string("IMAGE"), "Image extension"));
+    hdu.header.push_back(card("BITPIX", Node::make_int(form->first), "array data type"));
+    hdu.header.push_back(
         card("NAXIS", Node::make_int(static_cast<std::int64_t>(array.ndim())),
              "number of array dimensions"));
     for (std::size_t i = 0; i < array.ndim(); ++i) {
-      hdu.header->push_back(
+      hdu.header.push_back(
           card("NAXIS" + std::to_string(i + 1),
                Node::make_int(static_cast<std::int64_t>(array.shape()[array.ndim() - 1 - i]))));
     }
-    hdu.header->push_back(card("PCOUNT", Node::make_int(0), "number of parameters"));
-    hdu.header->push_back(card("GCOUNT", Node::make_int(1), "number of groups"));
+    hdu.header.push_back(card("PCOUNT", Node::make_int(0), "number of parameters"));
+    hdu.header.push_back(card("GCOUNT", Node::make_int(1), "number of groups"));
     if (form->second != 0.0) {
-      hdu.header->push_back(card("BSCALE", Node::make_int(1)));
-      hdu.header->push_back(
+      hdu.header.push_back(card("BSCALE", Node::make_int(1)));
+      hdu.header.push_back(
           card("BZERO", form->second == 9223372036854775808.0
                             ? Node::make_integer_text("9223372036854775808")
                             : Node::make_int(static_cast<std::int64_t>(form->second))));
     }
-    hdu.header->push_back(extname_card(name));
-    hdu.header->push_back(card("EXTVER", Node::make_int(1), "extension value"));
-    if (unit) hdu.header->push_back(card("BUNIT", unit, "physical unit of the array values"));
+    hdu.header.push_back(extname_card(name));
+    hdu.header.push_back(card("EXTVER", Node::make_int(1), "extension value"));
+    if (unit) hdu.header.push_back(card("BUNIT", unit, "physical unit of the array values"));
     hdu.data = in_place(node, array, path);
     planned_.push_back(std::move(hdu));
 
@@ -485,7 +481,7 @@ class Planner {
     const NodePtr colnames = node->get("colnames");
     PlannedHdu hdu;
     NodePtr table_copy = asdfcore::tree::deep_copy(node);
-    std::vector<NodePtr> cards;
+    std::vector<to_fits::TreeCard> cards;
     std::uint64_t row = 0;
     std::optional<std::uint64_t> rows;
     for (std::size_t i = 0; i < columns->size(); ++i) {
@@ -546,28 +542,29 @@ class Planner {
       if (unit && unit->is_string()) cards.push_back(card("TUNIT" + n, unit));
       row += width * (*letter == 'A' ? 1 : array.dtype().itemsize());
     }
-    hdu.header->push_back(
+    hdu.header.push_back(
         card("XTENSION", Node::make_string("BINTABLE"), "binary table extension"));
-    hdu.header->push_back(card("BITPIX", Node::make_int(8), "array data type"));
-    hdu.header->push_back(card("NAXIS", Node::make_int(2), "number of array dimensions"));
-    hdu.header->push_back(card("NAXIS1", Node::make_int(static_cast<std::int64_t>(row)),
+    hdu.header.push_back(card("BITPIX", Node::make_int(8), "array data type"));
+    hdu.header.push_back(card("NAXIS", Node::make_int(2), "number of array dimensions"));
+    hdu.header.push_back(card("NAXIS1", Node::make_int(static_cast<std::int64_t>(row)),
                                "length of dimension 1"));
-    hdu.header->push_back(card("NAXIS2", Node::make_int(static_cast<std::int64_t>(*rows)),
+    hdu.header.push_back(card("NAXIS2", Node::make_int(static_cast<std::int64_t>(*rows)),
                                "length of dimension 2"));
-    hdu.header->push_back(card("PCOUNT", Node::make_int(0), "number of group parameters"));
-    hdu.header->push_back(card("GCOUNT", Node::make_int(1), "number of groups"));
-    hdu.header->push_back(card("TFIELDS",
+    hdu.header.push_back(card("PCOUNT", Node::make_int(0), "number of group parameters"));
+    hdu.header.push_back(card("GCOUNT", Node::make_int(1), "number of groups"));
+    hdu.header.push_back(card("TFIELDS",
                                Node::make_int(static_cast<std::int64_t>(columns->size())),
                                "number of table fields"));
-    for (auto& c : cards) hdu.header->push_back(c);
-    hdu.header->push_back(extname_card(extname(path)));
+    for (auto& c : cards) hdu.header.push_back(c);
+    hdu.header.push_back(extname_card(extname(path)));
     hdu.data = table_copy;
     planned_.push_back(std::move(hdu));
     return true;
   }
 
   /// A primary-header card for a scalar whose key is a FITS keyword (the first one wins).
-  void scalar_card(NodePtr& header, const NodePtr& node, const std::string& path) {
+  void scalar_card(std::vector<to_fits::TreeCard>& header, const NodePtr& node,
+                   const std::string& path) {
     const std::size_t slash = path.rfind('/');
     const std::string key = upper(path.substr(slash + 1));
     if (key.empty() || key.size() > 8 || key[0] < 'A' || key[0] > 'Z' ||
@@ -600,7 +597,7 @@ class Planner {
       default: return;
     }
     used_.insert(key);
-    header->push_back(card(key, value, path.size() <= 40 ? "ASDF " + path : ""));
+    header.push_back(card(key, value, path.size() <= 40 ? "ASDF " + path : ""));
   }
 
   /// A unique EXTNAME from a tree path: its keys (JSON Pointer escapes undone) joined by '.',
@@ -675,11 +672,13 @@ ConversionReport embedded::write_asdf_in_fits(asdfcore::AsdfFile opened, const s
   // The plan: the HDUs as a fits list, whose blocks are the input's and its own. The input's
   // tree, its copy and the arrays read from it are let go once the plan is made.
   Blocks plan_blocks(std::move(opened));
-  NodePtr plan_root;
+  to_fits::FitsListToWrite plan;
   const HduReport plan_notes = [&] {
     const asdfcore::AsdfFile& file = plan_blocks.input();
-    // The tree as written: `$ref`s stay references, as python asdf writes them back.
-    NodePtr root = asdfcore::tree::deep_copy(file.tree());
+    // The tree as written: `$ref`s stay references, as python asdf writes them back. It is
+    // changed in place, not copied: the file is this conversion's own, and after planning only
+    // its blocks are read.
+    const NodePtr& root = file.tree();
     Planner planner(plan_blocks);
     Blocks embedded_blocks;
     HduReport notes;
@@ -703,18 +702,18 @@ ConversionReport embedded::write_asdf_in_fits(asdfcore::AsdfFile opened, const s
     // The ASDF extension: one row, one byte column.
     PlannedHdu asdf_hdu;
     const auto n = static_cast<std::int64_t>(embedded.size());
-    asdf_hdu.header->push_back(
+    asdf_hdu.header.push_back(
         card("XTENSION", Node::make_string("BINTABLE"), "binary table extension"));
-    asdf_hdu.header->push_back(card("BITPIX", Node::make_int(8), "array data type"));
-    asdf_hdu.header->push_back(card("NAXIS", Node::make_int(2), "number of array dimensions"));
-    asdf_hdu.header->push_back(card("NAXIS1", Node::make_int(n), "length of dimension 1"));
-    asdf_hdu.header->push_back(card("NAXIS2", Node::make_int(1), "length of dimension 2"));
-    asdf_hdu.header->push_back(card("PCOUNT", Node::make_int(0), "number of group parameters"));
-    asdf_hdu.header->push_back(card("GCOUNT", Node::make_int(1), "number of groups"));
-    asdf_hdu.header->push_back(card("TFIELDS", Node::make_int(1), "number of table fields"));
-    asdf_hdu.header->push_back(card("TTYPE1", Node::make_string("ASDF_METADATA")));
-    asdf_hdu.header->push_back(card("TFORM1", Node::make_string(std::to_string(n) + "B")));
-    asdf_hdu.header->push_back(card("EXTNAME", Node::make_string("ASDF"), "extension name"));
+    asdf_hdu.header.push_back(card("BITPIX", Node::make_int(8), "array data type"));
+    asdf_hdu.header.push_back(card("NAXIS", Node::make_int(2), "number of array dimensions"));
+    asdf_hdu.header.push_back(card("NAXIS1", Node::make_int(n), "length of dimension 1"));
+    asdf_hdu.header.push_back(card("NAXIS2", Node::make_int(1), "length of dimension 2"));
+    asdf_hdu.header.push_back(card("PCOUNT", Node::make_int(0), "number of group parameters"));
+    asdf_hdu.header.push_back(card("GCOUNT", Node::make_int(1), "number of groups"));
+    asdf_hdu.header.push_back(card("TFIELDS", Node::make_int(1), "number of table fields"));
+    asdf_hdu.header.push_back(card("TTYPE1", Node::make_string("ASDF_METADATA")));
+    asdf_hdu.header.push_back(card("TFORM1", Node::make_string(std::to_string(n) + "B")));
+    asdf_hdu.header.push_back(card("EXTNAME", Node::make_string("ASDF"), "extension name"));
     asdfcore::ndarray::NDArrayNodeSpec spec;
     asdfcore::ndarray::Field field;
     field.name = "ASDF_METADATA";
@@ -726,17 +725,20 @@ ConversionReport embedded::write_asdf_in_fits(asdfcore::AsdfFile opened, const s
     asdf_hdu.data = asdfcore::ndarray::make_ndarray_node(spec);
     hdus.push_back(std::move(asdf_hdu));
 
-    // The plan as a fits list, which the fits-list writer reads as it would a file's.
-    NodePtr list = Node::make_sequence();
-    list->set_tag(kAstropyFitsTag);
-    for (auto& h : hdus) {
-      NodePtr item = Node::make_mapping();
-      item->set("header", h.header);
-      item->set("data", h.data ? h.data : Node::make_null());
-      list->push_back(item);
+    // The plan as the items of a fits list, as the fits-list writer reads a file's.
+    plan.list.tag = kAstropyFitsTag;
+    plan.list.path = "/fits";
+    plan.list.lists_found = 1;
+    for (std::size_t i = 0; i < hdus.size(); ++i) {
+      to_fits::FitsItem item;
+      item.index = static_cast<int>(i + 1);
+      item.path = "/fits/" + std::to_string(i);
+      item.node = Node::make_mapping();
+      if (hdus[i].data) item.node->set("data", hdus[i].data);
+      item.header = std::move(hdus[i].header);
+      item.data = std::move(hdus[i].data);
+      plan.list.items.push_back(std::move(item));
     }
-    plan_root = Node::make_mapping();
-    plan_root->set("fits", list);
     return notes;
   }();
   plan_blocks.start_writing();
@@ -744,7 +746,7 @@ ConversionReport embedded::write_asdf_in_fits(asdfcore::AsdfFile opened, const s
   // Every block of the input with a checksum, read for the output or not, is verified before
   // the output appears (a block the writer read was verified as it was read).
   ConversionReport report =
-      to_fits::write_fits_list(plan_root, plan_blocks, input, output, options, meter, [&] {
+      to_fits::write_fits_list(plan, plan_blocks, input, output, options, meter, [&] {
         if (options.verify_checksums) plan_blocks.input().verify_unread_checksums();
       });
   report.fits_tag.clear();

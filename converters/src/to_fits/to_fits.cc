@@ -118,54 +118,57 @@ ConversionReport convert_asdf_to_fits(const std::string& input, const std::strin
   }
   // Blocks the output did not read (the native view's own blocks, anything else in the tree)
   // are verified too: the output appears only for an input whose checksums all match.
-  return to_fits::write_fits_list(file.resolved_tree(), file.blocks(), input, output, options,
-                                  meter, [&] {
-                                    if (options.verify_checksums) file.verify_unread_checksums();
-                                  });
+  const auto what = to_fits::read_fits_list(file.resolved_tree(), file.blocks(), input);
+  return to_fits::write_fits_list(what, file.blocks(), input, output, options, meter, [&] {
+    if (options.verify_checksums) file.verify_unread_checksums();
+  });
 }
 
-ConversionReport to_fits::write_fits_list(const asdfcore::tree::NodePtr& root,
+to_fits::FitsListToWrite to_fits::read_fits_list(const asdfcore::tree::NodePtr& root,
+                                                  const asdfcore::ndarray::BlockProvider& blocks,
+                                                  const std::string& input) {
+  FitsListToWrite what{.list = find_fits_list(root, input)};
+  if (what.list.path != "/fits") return what;
+  // What followed the last HDU's data in the FITS file (its padding as found and any bytes
+  // after it), when that was not exactly its padding: written in place of that padding.
+  if (const auto t = root->get(kTrailerKey); t && t->is_mapping()) {
+    const auto bytes = t->get("bytes");
+    const ErrorContext where{.file = input, .tree_path = "/" + std::string(kTrailerKey)};
+    if (!bytes || !asdfcore::tree::is_ndarray(*bytes)) {
+      throw Error(ErrorCode::kMalformed, "`bytes` must be a uint8 ndarray", where);
+    }
+    try {
+      what.trailer = asdfcore::ndarray::NDArray::from_node(
+          *bytes, blocks, where.tree_path + "/bytes", asdfcore::ndarray::NDArray::Load::kDeferred);
+    } catch (const Error& e) {
+      throw e.with_context(ErrorContext{.file = input, .tree_path = where.tree_path + "/bytes"});
+    }
+    if (what.trailer->dtype().itemsize() != 1 || !what.trailer->dtype().is_numeric()) {
+      throw Error(ErrorCode::kMalformed, "`bytes` must hold bytes (uint8)", where);
+    }
+  }
+  if (const auto stale = root->get(kStaleChecksumsKey); stale && stale->is_sequence()) {
+    for (const auto& n : stale->items()) {
+      if (n->kind() == asdfcore::tree::NodeKind::kInt) what.stale_checksums.insert(n->as_int());
+    }
+  }
+  return what;
+}
+
+ConversionReport to_fits::write_fits_list(const FitsListToWrite& what,
                                           const asdfcore::ndarray::BlockProvider& blocks,
                                           const std::string& input, const std::string& output,
                                           const AsdfToFitsOptions& options,
                                           progress::Meter& meter,
                                           const std::function<void()>& before_commit) {
-  const FitsList list = find_fits_list(root, input);
+  const FitsList& list = what.list;
+  const std::optional<asdfcore::ndarray::NDArray>& trailer = what.trailer;
+  const std::set<long long>& stale_checksums = what.stale_checksums;
   ConversionReport report;
   report.input = input;
   report.output = output;
   report.fits_tag = list.tag;
 
-  // What followed the last HDU's data in the FITS file (its padding as found and any bytes
-  // after it), when that was not exactly its padding: written in place of that padding.
-  std::optional<asdfcore::ndarray::NDArray> trailer;
-  if (list.path == "/fits") {
-    if (const auto t = root->get(to_fits::kTrailerKey); t && t->is_mapping()) {
-      const auto bytes = t->get("bytes");
-      const ErrorContext where{.file = input, .tree_path = "/" + std::string(to_fits::kTrailerKey)};
-      if (!bytes || !asdfcore::tree::is_ndarray(*bytes)) {
-        throw Error(ErrorCode::kMalformed, "`bytes` must be a uint8 ndarray", where);
-      }
-      try {
-        trailer = asdfcore::ndarray::NDArray::from_node(*bytes, blocks, where.tree_path + "/bytes",
-                                                        asdfcore::ndarray::NDArray::Load::kDeferred);
-      } catch (const Error& e) {
-        throw e.with_context(ErrorContext{.file = input, .tree_path = where.tree_path + "/bytes"});
-      }
-      if (trailer->dtype().itemsize() != 1 || !trailer->dtype().is_numeric()) {
-        throw Error(ErrorCode::kMalformed, "`bytes` must hold bytes (uint8)", where);
-      }
-    }
-  }
-  std::set<long long> stale_checksums;
-  if (list.path == "/fits") {
-    if (const auto stale = root->get(to_fits::kStaleChecksumsKey);
-        stale && stale->is_sequence()) {
-      for (const auto& n : stale->items()) {
-        if (n->kind() == asdfcore::tree::NodeKind::kInt) stale_checksums.insert(n->as_int());
-      }
-    }
-  }
   // The total: the data bytes each item's header declares (a tile-compressed image's, as
   // decompressed), each item's written bytes mapped onto its share.
   std::vector<std::uint64_t> shares;
