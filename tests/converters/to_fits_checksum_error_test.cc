@@ -272,3 +272,63 @@ TEST_CASE("to_fits checksums: a tree without a fits list is verified too",
   (void)fitsasdf::convert_asdf_to_fits(in.string(), out.string(), options(false));
   CHECK(fs::exists(out));
 }
+
+TEST_CASE("to_fits checksums: a tree without a fits list reads its images where they are, and a "
+          "damaged one is named by its block and its tree path",
+          "[to_fits][checksum]") {
+  // The images of such a tree are read by the writer from the input's own blocks (read whole,
+  // or streamed from 16 MiB on): an error there names the input's array, not an output HDU.
+  const std::size_t size = GENERATE(std::size_t{64} << 10, (std::size_t{16} << 20) + 4096);
+  const std::string compression = GENERATE(std::string(), std::string("zlib"));
+  const bool field = GENERATE(false, true);  // the checksum field changed, else a data byte
+  CAPTURE(size, compression, field);
+  TempDir dir;
+  const fs::path in = dir / "in.asdf";
+  const std::vector<std::uint8_t> data = image_bytes(size);
+  asdfcore::ndarray::NDArrayNodeSpec spec;
+  spec.dtype = DType::numeric(DTypeKind::kUInt8);
+  spec.shape = {size};
+  spec.source = 0;
+  NodePtr root = Node::make_mapping();
+  NodePtr science = Node::make_mapping();
+  science->set("image", asdfcore::ndarray::make_ndarray_node(spec));
+  root->set("science", science);
+  std::vector<asdfcore::format::BlockToWrite> blocks(1);
+  blocks[0].pieces.push_back(std::span<const std::uint8_t>(data));
+  blocks[0].compression = compression;
+  blocks[0].level = compression.empty() ? -1 : 0;
+  asdfcore::AsdfWriteOptions write;
+  write.layout.durable = false;
+  asdfcore::write_asdf(in.string(), root, blocks, write);
+  const fs::path out = dir / "out.fits";
+
+  SECTION("intact: the image HDU holds the block's bytes") {
+    (void)fitsasdf::convert_asdf_to_fits(in.string(), out.string(), options(true));
+    const std::string fits = read_file(out);
+    const std::size_t at = fits.find("EXTNAME = 'SCIENCE.IMAGE'");
+    REQUIRE(at != std::string::npos);
+    const std::size_t data_at = (at / 2880 + 1) * 2880;
+    REQUIRE(fits.size() >= data_at + size);
+    CHECK(std::equal(data.begin(), data.end(),
+                     reinterpret_cast<const std::uint8_t*>(fits.data() + data_at)));
+  }
+  SECTION("damaged: an error naming the block and /science/image, no HDU, no output") {
+    if (field) {
+      damage_checksum(in, 0);
+    } else {
+      damage_data(in, 0);
+    }
+    try {
+      (void)fitsasdf::convert_asdf_to_fits(in.string(), out.string(), options(true));
+      FAIL("no error thrown");
+    } catch (const Error& e) {
+      INFO(e.what());
+      CHECK(e.code() == ErrorCode::kChecksum);
+      CHECK(e.context().file == in.string());
+      CHECK(e.context().block == 0u);
+      CHECK(e.context().tree_path.starts_with("/science/image"));
+      CHECK_FALSE(e.context().hdu.has_value());
+    }
+    CHECK(listing(dir) == std::vector<std::string>{"in.asdf"});
+  }
+}

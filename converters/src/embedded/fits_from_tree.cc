@@ -745,10 +745,19 @@ ConversionReport embedded::write_asdf_in_fits(asdfcore::AsdfFile opened, const s
   meter.check();
   // Every block of the input with a checksum, read for the output or not, is verified before
   // the output appears (a block the writer read was verified as it was read).
-  ConversionReport report =
-      to_fits::write_fits_list(plan, plan_blocks, input, output, options, meter, [&] {
-        if (options.verify_checksums) plan_blocks.input().verify_unread_checksums();
-      });
+  ConversionReport report;
+  try {
+    report = to_fits::write_fits_list(plan, plan_blocks, input, output, options, meter, [&] {
+      if (options.verify_checksums) plan_blocks.input().verify_unread_checksums();
+    });
+  } catch (const Error& e) {
+    // A block of the input that cannot be read is named by its block number and the tree path
+    // of its array (`Blocks`), not by the HDU of the output being written.
+    if (!e.context().block || !e.context().hdu) throw;
+    ErrorContext where = e.context();
+    where.hdu.reset();
+    throw Error(e.code(), e.message(), where);
+  }
   report.fits_tag.clear();
   if (!plan_notes.notes.empty() && !report.hdus.empty()) {
     for (const auto& note : plan_notes.notes) report.hdus.front().notes.push_back(note);
