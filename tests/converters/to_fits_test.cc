@@ -718,3 +718,52 @@ TEST_CASE("to_fits: a binary table from a table of columns (core/table)", "[to_f
                                              "F",
                                              16));
 }
+
+TEST_CASE("to_fits: a tree's table whose columns have no names gets colN names",
+          "[to_fits][asdf_in_fits]") {
+  // The schemas require a column name; such a table still converts, its unnamed columns named
+  // colN (N from 1) in TTYPEn. A core/table of core/column mappings, and an astropy table of
+  // bare arrays without colnames.
+  const bool astropy = GENERATE(false, true);
+  CAPTURE(astropy);
+  const fitsasdf::test::WritesUnvalidated unvalidated;
+  TempDir dir;
+  FitsTree tree;
+  tree.root()->erase("fits");
+  const NodePtr ids = tree.array(DType::numeric(DTypeKind::kInt16, ByteOrder::kBig), {3},
+                                 bytes_of<std::int16_t>({1, 2, 3}, ByteOrder::kBig));
+  const NodePtr flux = tree.array(DType::numeric(DTypeKind::kInt32, ByteOrder::kBig), {3},
+                                  bytes_of<std::int32_t>({10, 20, 30}, ByteOrder::kBig));
+  NodePtr table = Node::make_mapping();
+  NodePtr columns = Node::make_sequence();
+  if (astropy) {
+    table->set_tag("tag:astropy.org:astropy/table/table-1.0.0");
+    columns->push_back(ids);
+    columns->push_back(flux);
+  } else {
+    table->set_tag("tag:stsci.edu:asdf/core/table-1.0.0");
+    NodePtr unnamed = Node::make_mapping();
+    unnamed->set_tag("tag:stsci.edu:asdf/core/column-1.0.0");
+    unnamed->set("data", ids);
+    NodePtr named = Node::make_mapping();
+    named->set_tag("tag:stsci.edu:asdf/core/column-1.0.0");
+    named->set("name", str("flux"));
+    named->set("data", flux);
+    columns->push_back(unnamed);
+    columns->push_back(named);
+  }
+  table->set("columns", columns);
+  tree.root()->set("tab", table);
+  fitsasdf::ConversionReport report;
+  const std::string fits = to_fits(tree, dir, "unnamed", &report);
+  REQUIRE(report.hdus.size() == 3);
+  CHECK(report.hdus[1].kind == "binary table (from table columns)");
+  const std::size_t at = fits.find("XTENSION= 'BINTABLE'");
+  REQUIRE(at != std::string::npos);
+  const std::string header = fits.substr(at, next_hdu(fits, at, 0) - at);
+  CHECK(header.find("TTYPE1  = 'col1    '") != std::string::npos);
+  CHECK(header.find(astropy ? "TTYPE2  = 'col2    '" : "TTYPE2  = 'flux    '") !=
+        std::string::npos);
+  CHECK(fits.substr(next_hdu(fits, at, 0), 12) ==
+        std::string("\0\x01\0\0\0\x0a\0\x02\0\0\0\x14", 12));
+}

@@ -139,8 +139,9 @@ class Blocks final : public asdfcore::ndarray::BlockProvider {
     if (!from_input(index)) return std::nullopt;
     return input_->blocks().streamable_block_size(index);
   }
-  void stream_block(std::int64_t index,
-                    const std::function<void(std::span<const std::uint8_t>)>& write) const override {
+  void stream_block(
+      std::int64_t index,
+      const std::function<void(std::span<const std::uint8_t>)>& write) const override {
     if (!from_input(index)) {
       write(block(index).span());
       return;
@@ -497,6 +498,18 @@ class Planner {
                  colnames->items()[i]->is_string()) {
         name = colnames->items()[i]->as_string();
       }
+      if (name.empty()) {
+        // A column without a name (the schemas require one) is written as colN, and the plan's
+        // copy of the table names it so in `colnames`, where the fits-list writer looks first.
+        name = "col" + std::to_string(i + 1);
+        NodePtr names = table_copy->get("colnames");
+        if (!names || !names->is_sequence()) {
+          names = Node::make_sequence();
+          table_copy->set("colnames", names);
+        }
+        while (names->size() <= i) names->push_back(Node::make_null());
+        names->items()[i] = Node::make_string(name);
+      }
       if (!data || !asdfcore::tree::is_ndarray(*data)) {
         skipped_table_ = "column " + where + " is not an array: the table is kept in the ASDF "
                          "extension only";
@@ -520,7 +533,7 @@ class Planner {
       const std::uint64_t width = *letter == 'A' ? array.dtype().itemsize() * repeat
                                                  : repeat;
       const std::string n = std::to_string(i + 1);
-      cards.push_back(card("TTYPE" + n, Node::make_string(name.empty() ? "col" + n : name)));
+      cards.push_back(card("TTYPE" + n, Node::make_string(name)));
       cards.push_back(card("TFORM" + n, Node::make_string(std::to_string(width) + *letter)));
       const auto kind = array.dtype().kind();
       if (kind == DTypeKind::kUInt16) cards.push_back(card("TZERO" + n, Node::make_int(32768)));
@@ -547,14 +560,14 @@ class Planner {
     hdu.header.push_back(card("BITPIX", Node::make_int(8), "array data type"));
     hdu.header.push_back(card("NAXIS", Node::make_int(2), "number of array dimensions"));
     hdu.header.push_back(card("NAXIS1", Node::make_int(static_cast<std::int64_t>(row)),
-                               "length of dimension 1"));
+                              "length of dimension 1"));
     hdu.header.push_back(card("NAXIS2", Node::make_int(static_cast<std::int64_t>(*rows)),
-                               "length of dimension 2"));
+                              "length of dimension 2"));
     hdu.header.push_back(card("PCOUNT", Node::make_int(0), "number of group parameters"));
     hdu.header.push_back(card("GCOUNT", Node::make_int(1), "number of groups"));
     hdu.header.push_back(card("TFIELDS",
-                               Node::make_int(static_cast<std::int64_t>(columns->size())),
-                               "number of table fields"));
+                              Node::make_int(static_cast<std::int64_t>(columns->size())),
+                              "number of table fields"));
     for (auto& c : cards) hdu.header.push_back(c);
     hdu.header.push_back(extname_card(extname(path)));
     hdu.data = table_copy;
@@ -669,8 +682,8 @@ ConversionReport embedded::write_asdf_in_fits(asdfcore::AsdfFile opened, const s
                                               const AsdfToFitsOptions& options,
                                               progress::Meter& meter) {
   compare::TempFolder temp("asdf-in-fits");
-  // The plan: the HDUs as a fits list, whose blocks are the input's and its own. The input's
-  // tree, its copy and the arrays read from it are let go once the plan is made.
+  // The plan: the HDUs as a fits list, whose blocks are the input's and its own. The arrays
+  // the planner read from the input are let go once the plan is made.
   Blocks plan_blocks(std::move(opened));
   to_fits::FitsListToWrite plan;
   const HduReport plan_notes = [&] {

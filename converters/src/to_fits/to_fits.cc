@@ -125,8 +125,8 @@ ConversionReport convert_asdf_to_fits(const std::string& input, const std::strin
 }
 
 to_fits::FitsListToWrite to_fits::read_fits_list(const asdfcore::tree::NodePtr& root,
-                                                  const asdfcore::ndarray::BlockProvider& blocks,
-                                                  const std::string& input) {
+                                                 const asdfcore::ndarray::BlockProvider& blocks,
+                                                 const std::string& input) {
   FitsListToWrite what{.list = find_fits_list(root, input)};
   if (what.list.path != "/fits") return what;
   // What followed the last HDU's data in the FITS file (its padding as found and any bytes
