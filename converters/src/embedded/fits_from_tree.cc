@@ -79,7 +79,7 @@ class Blocks final : public asdfcore::ndarray::BlockProvider {
     const std::lock_guard<std::mutex> lock(mutex_);
     writing_ = true;
     std::erase_if(kept_, [&](const auto& kept) {
-      return kept.first < 0 || paths_.count(static_cast<std::uint64_t>(kept.first)) == 0;
+      return paths_.count(static_cast<std::uint64_t>(kept.first)) == 0;
     });
   }
   /// Return the added blocks as `write_asdf` takes them.
@@ -212,6 +212,12 @@ std::optional<std::pair<int, double>> image_form(DTypeKind kind) {
 constexpr std::string_view kStorageKeys[] = {"source", "data",  "datatype", "byteorder",
                                              "shape",  "offset", "strides"};
 
+/// Return true when `key` is one of `kStorageKeys`.
+bool is_storage_key(const Node& key) {
+  return key.is_string() && std::find(std::begin(kStorageKeys), std::end(kStorageKeys),
+                                      key.as_string()) != std::end(kStorageKeys);
+}
+
 /// Rewrite the ndarray `node` in place (a mapping, or an inline list) as a mapping of `entries`
 /// followed by its other keys (`mask`, ...), keeping its tag, so every path that reaches the
 /// node (YAML aliases) sees the new form.
@@ -220,10 +226,7 @@ void rewrite_array_node(const NodePtr& node, const NodePtr& entries) {
   for (const auto& [k, v] : entries->entries()) fresh->set(k->as_string(), v);
   if (node->is_mapping()) {
     for (const auto& [k, v] : node->entries()) {
-      const bool storage =
-          k->is_string() && std::find(std::begin(kStorageKeys), std::end(kStorageKeys),
-                                      k->as_string()) != std::end(kStorageKeys);
-      if (!storage) fresh->entries().emplace_back(k, v);
+      if (!is_storage_key(*k)) fresh->entries().emplace_back(k, v);
     }
   }
   const std::string tag = node->tag();
@@ -449,10 +452,7 @@ class Planner {
     NodePtr copy = Node::make_mapping();
     copy->copy_tag(*node);
     for (const auto& [k, v] : node->entries()) {
-      if (k->is_string() && std::find(std::begin(kStorageKeys), std::end(kStorageKeys),
-                                      k->as_string()) != std::end(kStorageKeys)) {
-        copy->entries().emplace_back(k, v);
-      }
+      if (is_storage_key(*k)) copy->entries().emplace_back(k, v);
     }
     if (array.source().kind == asdfcore::ndarray::SourceKind::kBlock) {
       copy->set("source", Node::make_int(static_cast<std::int64_t>(array.source().block)));
