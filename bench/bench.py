@@ -4,7 +4,7 @@ Called by bench/run.sh, which installs the dependencies and builds fitsasdf firs
 each contestant runs N times, the contestants alternating (the order rotates each round); before
 every run the output is deleted and, when the kernel lets us, the page cache is dropped, so each
 run reads its input from disk. Wall time is measured here around `/usr/bin/time`, which reports
-the peak RSS (ru_maxrss) and the CPU times.
+the peak RSS (ru_maxrss) and the page faults; the CPU times come from wait4.
 
 Prints the table and writes bench/RESULTS.md (machine, command, table, date, and the previous
 fitsasdf figures parsed from the RESULTS.md being replaced), plus bench/out/results.json.
@@ -317,6 +317,12 @@ CURVE_COLUMNS = ["axis", "operation", "fixed cost s", "items", "wall s", "us/ite
 # The smallest size's time net of the fixed cost is a difference of two short runs: under this
 # many seconds it is mostly noise, and the ratio is taken from the middle size instead.
 CURVE_NOISE_FLOOR_S = 0.02
+# The sizes of a cost-curve axis are timed in alternation, round by round, so that a slow minute
+# of a shared machine lands on all of them alike; a run shorter than CURVE_SHORT_S is repeated
+# until it has CURVE_SHORT_RUNS runs (at least --runs), its median then steadier than the
+# differences of a few milliseconds the smaller sizes are judged by.
+CURVE_SHORT_S = 0.5
+CURVE_SHORT_RUNS = 11
 
 
 def curve_rows(results):
@@ -381,10 +387,12 @@ CURVE_NOTE = (
     "microseconds; net of fixed cost: the wall time of the same command on the axis's "
     "fixed-cost input (1 HDU, 10 cards, 1 array, 1 row: process start-up, schema loading, the "
     "file's own headers) subtracted first, from the time and from the count, so start-up does "
-    "not inflate the small size. ratio: the largest size's net us/item over the smallest's "
+    "not inflate the small size. The four inputs of an axis are timed in alternation, round by "
+    f"round, and a command that runs under {CURVE_SHORT_S} s is run {CURVE_SHORT_RUNS} times. "
+    "ratio: the largest size's net us/item over the smallest's "
     f"(\"mid\": over the middle size's, when the smallest's net time is under "
     f"{CURVE_NOISE_FLOOR_S} s, too little to tell from noise); CPU ratio: the same of user + "
-    "system time (`/usr/bin/time`, 10 ms steps), steadier than wall time on a shared machine. "
+    "system time (from wait4), steadier than wall time on a shared machine. "
     f"NOT FLAT when the wall ratio is over {CURVE_FLAT}. The arrays axis's ASDF files are "
     "written by fitsasdf's Python module (`fitsasdf.write`) and its FITS files by `fitsasdf "
     "convert` of them; the other axes' ASDF files are `fitsasdf convert` of their FITS inputs.")
@@ -747,23 +755,27 @@ def measure(argv, output, cold, logdir, tag, prepare=None, keep=False):
     log_path = os.path.join(logdir, tag + ".log")
     with open(log_path, "wb") as log:
         start = time.perf_counter()
-        status = subprocess.run(
-            [TIME, "-f", "%M %U %S %F %R", "-o", stats_path] + argv,
+        child = subprocess.Popen(
+            [TIME, "-f", "%M %F %R", "-o", stats_path] + argv,
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=log,
-        ).returncode
+        )
+        # wait4 gives the CPU times of /usr/bin/time and the command it waited for to the
+        # microsecond; /usr/bin/time prints them in steps of 10 ms, too coarse for short runs.
+        _, wait_status, usage = os.wait4(child.pid, 0)
         wall = time.perf_counter() - start
+        child.returncode = status = os.waitstatus_to_exitcode(wait_status)
     result = {"wall": wall, "status": status, "argv": argv}
     try:
         with open(stats_path) as f:
-            fields = f.read().split()[-5:]
-        rss_kib, user, system, major, minor = fields
+            fields = f.read().split()[-3:]
+        rss_kib, major, minor = fields
         result.update(
             rss_mib=int(rss_kib) / 1024.0,
-            cpu=float(user) + float(system),
-            user=float(user),
-            sys=float(system),
+            cpu=usage.ru_utime + usage.ru_stime,
+            user=usage.ru_utime,
+            sys=usage.ru_stime,
             major_faults=int(major),
             minor_faults=int(minor),
         )
@@ -925,6 +937,19 @@ def in_process_seconds(log_path):
     return float(match.group(1)) if match else None
 
 
+def job_groups(chosen):
+    """The jobs as they are timed: each alone, except the jobs of one cost-curve axis, which
+    form one group (their runs alternate)."""
+    groups = []
+    for job in chosen:
+        if (job.kind == "curve" and groups and groups[-1][0].kind == "curve"
+                and groups[-1][0].axis == job.axis):
+            groups[-1].append(job)
+        else:
+            groups.append([job])
+    return groups
+
+
 def run_jobs(args, inputs, cold):
     workdir = os.path.join(args.out, "work")
     logdir = os.path.join(args.out, "logs")
@@ -932,26 +957,35 @@ def run_jobs(args, inputs, cold):
         shutil.rmtree(folder, ignore_errors=True)
         os.makedirs(folder)
     results = []
-    for job in jobs(args.quick, args.selected):
-        if (job.derived if job.asdf_input else job.source) not in inputs:
-            continue  # the corpus, when there is none
-        source_info = inputs[job.derived if job.asdf_input else job.source]
-        source = source_info["path"]
-        if job.kind == "edit":
-            source = start_edits(args, job, source)
-        table = contestants(args, job)
-        names = list(table)
-        runs = {name: [] for name in names}
-        if job.kind == "validate":
-            print(f"bench: {job.name}: {source_info['items']:,} "
-                  f"{'files' if job.file_list else 'YAML nodes'}", flush=True)
-        if not cold:
-            for path in source_info.get("files", [source]):
-                warm(path)
-        for round_index in range(min(args.runs, job.max_runs or args.runs)):
-            shift = round_index % len(names)
-            for name in names[shift:] + names[:shift]:
-                build, suffix, *prepare = table[name]
+    chosen = [job for job in jobs(args.quick, args.selected)
+              # the corpus is skipped when there is none
+              if (job.derived if job.asdf_input else job.source) in inputs]
+    for group in job_groups(chosen):
+        # entries: (job, contestant name, its table entry, input info, input path)
+        entries = []
+        for job in group:
+            source_info = inputs[job.derived if job.asdf_input else job.source]
+            source = source_info["path"]
+            if job.kind == "edit":
+                source = start_edits(args, job, source)
+            if job.kind == "validate":
+                print(f"bench: {job.name}: {source_info['items']:,} "
+                      f"{'files' if job.file_list else 'YAML nodes'}", flush=True)
+            if not cold:
+                for path in source_info.get("files", [source]):
+                    warm(path)
+            table = contestants(args, job)
+            entries += [(job, name, table[name], source_info, source) for name in table]
+        runs = {(job.name, name): [] for job, name, *_ in entries}
+        wanted = {key: min(args.runs, group[0].max_runs or args.runs) for key in runs}
+        round_index = 0
+        while any(len(runs[key]) < wanted[key] for key in runs):
+            shift = round_index % len(entries)
+            for job, name, (build, suffix, *prepare), source_info, source in (
+                    entries[shift:] + entries[:shift]):
+                key = (job.name, name)
+                if len(runs[key]) >= wanted[key]:
+                    continue
                 slug = re.sub(r"[^a-z0-9]+", "_", f"{job.name} {name}".lower()).strip("_")
                 output = None if suffix is None else os.path.join(workdir, slug + suffix)
                 run = measure(build(source, output), output, cold, logdir, f"{slug}.{round_index}",
@@ -966,17 +1000,25 @@ def run_jobs(args, inputs, cold):
                         run["in_process"] = in_process_seconds(run["log"])
                 elif "error" not in run:
                     run["items"] = count_items(job, source, run["log"])
-                runs[name].append(run)
+                runs[key].append(run)
+                if (job.kind == "curve" and len(runs[key]) == 1 and "error" not in run
+                        and run["wall"] < CURVE_SHORT_S):
+                    wanted[key] = max(wanted[key], CURVE_SHORT_RUNS)
                 shown = f"{run['wall']:.3f} s" if "error" not in run else "FAILED"
-                print(f"  {job.name:<26} {name:<22} run {round_index + 1}/{args.runs}: {shown}",
-                      flush=True)
-        rows = [summarize(job.name, name, source_info, runs[name]) for name in names]
-        if job.kind == "curve":
-            for row in rows:
-                row["curve"] = {"axis": job.axis, "items": job.items}
-        if job.kind == "edit":
-            finish_edits(args, job, rows, runs)
-        results += rows
+                print(f"  {job.name:<26} {name:<22} run {len(runs[key])}/{wanted[key]}: "
+                      f"{shown}", flush=True)
+            round_index += 1
+        for job in group:
+            source_info = inputs[job.derived if job.asdf_input else job.source]
+            names = [name for j, name, *_ in entries if j is job]
+            rows = [summarize(job.name, name, source_info, runs[(job.name, name)])
+                    for name in names]
+            if job.kind == "curve":
+                for row in rows:
+                    row["curve"] = {"axis": job.axis, "items": job.items}
+            if job.kind == "edit":
+                finish_edits(args, job, rows, {name: runs[(job.name, name)] for name in names})
+            results += rows
     shutil.rmtree(os.path.join(workdir, RETIRED), ignore_errors=True)
     return results
 
