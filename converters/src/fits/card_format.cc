@@ -214,20 +214,26 @@ std::string quoted(std::string_view text) {
   return escaped;
 }
 
-/// Split `s` into pieces of at most `width` characters, breaking after a blank where one lies in
-/// reach (as astropy's `_words_group`), never between the two quotes of a doubled quote.
-std::vector<std::string> words(std::string_view s, std::size_t width) {
+/// Split `s` into pieces of at most `width` characters as astropy's `_words_group` does: a piece
+/// ends after the last blank before `width` characters, where the end of `s` counts as a blank
+/// (so a rest of exactly `width` characters still breaks at its last blank), and a piece without
+/// a blank in reach is cut at the width. With `doubled_quotes` (a quoted value, its quotes
+/// doubled), a piece never ends between the two quotes of a doubled quote: astropy's would, and
+/// the card before would then end in a quote that reads as an escaped one.
+std::vector<std::string> words(std::string_view s, std::size_t width, bool doubled_quotes) {
   std::vector<std::string> out;
   std::size_t start = 0;
   do {
     std::size_t end = std::min(start + width, s.size());
-    if (end < s.size()) {
+    if (s.size() - start >= width) {
       // The last blank before start + width ends the piece; without one, cut at the width.
       const std::size_t blank = s.substr(start, width).find_last_of(' ');
       if (blank != std::string_view::npos) end = start + blank + 1;
-      std::size_t quotes = 0;
-      for (std::size_t i = 0; i < end; ++i) quotes += s[i] == '\'' ? 1 : 0;
-      if (quotes % 2 == 1 && end - start > 1) --end;
+      if (doubled_quotes && end < s.size()) {
+        std::size_t quotes = 0;
+        for (std::size_t i = 0; i < end; ++i) quotes += s[i] == '\'' ? 1 : 0;
+        if (quotes % 2 == 1 && end - start > 1) --end;
+      }
     }
     out.emplace_back(s.substr(start, end - start));
     start = end;
@@ -252,14 +258,14 @@ std::string commentary(const Keyword& k, std::string_view text) {
 
 std::string long_string(const Keyword& k, std::string_view text, std::string_view comment) {
   std::string out;
-  const std::vector<std::string> parts = words(quoted(text), kLongValue);
+  const std::vector<std::string> parts = words(quoted(text), kLongValue, true);
   for (std::size_t i = 0; i < parts.size(); ++i) {
     const std::string head = i == 0 ? left(k.name, kKeyword) + "= " : std::string("CONTINUE  ");
     const bool last = comment.empty() && i + 1 == parts.size();
     out += pad_card(head + "'" + parts[i] + (last ? "'" : "&'"));
   }
   if (!comment.empty()) {
-    const std::vector<std::string> notes = words(comment, kLongComment);
+    const std::vector<std::string> notes = words(comment, kLongComment, false);
     for (std::size_t i = 0; i < notes.size(); ++i) {
       const bool last = i + 1 == notes.size();
       out += pad_card(std::string(last ? "CONTINUE  '' / " : "CONTINUE  '&' / ") + notes[i]);

@@ -1,5 +1,7 @@
 // fits::format_real against libc's printf, the definition its comment gives: %.16G, or %.17G
-// when 16 digits do not read back as the same double, with ".0" after an integral value.
+// when 16 digits do not read back as the same double, with ".0" after an integral value; and
+// fits::format_card against the card images astropy writes for the same keyword, value and
+// comment (interop/card_images.py).
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -9,9 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "asdfcore/asdf_file.h"
 #include "asdfcore/error.h"
 #include "fits/card_format.h"
 #include "support/catch.h"
+#include "support/paths.h"
+#include "support/run.h"
+#include "support/temp_dir.h"
 
 namespace {
 
@@ -55,4 +61,65 @@ TEST_CASE("format_real refuses NaN and the infinities", "[card_format]") {
   for (const double v : {Limits::quiet_NaN(), Limits::infinity(), -Limits::infinity()}) {
     CHECK_THROWS_AS(fitsasdf::fits::format_real(v), asdfcore::Error);
   }
+}
+
+TEST_CASE("format_card writes what astropy's Card writes", "[card_format][interop]") {
+  using namespace fitsasdf::test;
+  TempDir dir;
+  const std::string path = (dir / "cards.asdf").string();
+  const RunResult r = run({reference_python(), (scripts_dir() / "card_images.py").string(), path});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto file = asdfcore::AsdfFile::open(path);
+  const auto& cards = file.tree()->get("cards")->items();
+  // Every kind of card the generator makes is there, astropy having refused none of many.
+  REQUIRE(cards.size() > 2500);
+  std::size_t continued = 0;
+  std::size_t hierarch = 0;
+  for (std::size_t i = 0; i < cards.size(); ++i) {
+    const auto& c = cards[i]->items();
+    const std::string keyword = c[0]->as_string();
+    const std::string comment = c[2]->as_string();
+    const std::string expected = c[3]->as_string();
+    INFO("case " << i << ": '" << keyword << "' / '" << comment << "'");
+    const auto got = fitsasdf::fits::format_card(keyword, c[1], comment);
+    CHECK(got.images == expected);
+    continued += expected.size() > 80 ? 1 : 0;
+    hierarch += expected.starts_with("HIERARCH") ? 1 : 0;
+  }
+  CHECK(continued > 100);
+  CHECK(hierarch > 100);
+}
+
+TEST_CASE("format_card breaks long strings and comments where astropy does", "[card_format]") {
+  using asdfcore::tree::Node;
+  const auto lines = [](const std::string& images) {
+    std::vector<std::string> out;
+    for (std::size_t at = 0; at < images.size(); at += 80) {
+      std::string line = images.substr(at, 80);
+      line.erase(line.find_last_not_of(' ') + 1);
+      out.push_back(line);
+    }
+    return out;
+  };
+  // The rest of the string after the first card is exactly one card's 67 characters: astropy
+  // still breaks it at its last blank (the end of the text counts as a blank past the width).
+  const std::string value = "first piece of the value, " + std::string(30, 'w') + " then " +
+                            std::string(30, 'r') + " " + std::string(36, 's');
+  CHECK(lines(fitsasdf::fits::format_card("EXACT", Node::make_string(value), "").images) ==
+        std::vector<std::string>{
+            "EXACT   = 'first piece of the value, " + std::string(30, 'w') + " then &'",
+            "CONTINUE  '" + std::string(30, 'r') + " &'",
+            "CONTINUE  '" + std::string(36, 's') + "'"});
+  // A comment's quotes are not doubled: an odd number of them before the break does not move
+  // it (a value's doubled quotes are never split, a rule of fitsasdf's own).
+  const std::string comment =
+      "it's a comment with 'quoted' words that must go on a second card because";
+  CHECK(lines(fitsasdf::fits::format_card("APOS", Node::make_string(std::string(60, 'x')),
+                                          comment)
+                  .images) ==
+        std::vector<std::string>{
+            "APOS    = '" + std::string(60, 'x') + "&'",
+            "CONTINUE  '&' / it's a comment with 'quoted' words that must go on a second",
+            "CONTINUE  '' / card because"});
 }
