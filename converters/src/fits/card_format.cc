@@ -43,10 +43,6 @@ std::string left(std::string s, std::size_t width) {
   return s;
 }
 
-std::string right(const std::string& s, std::size_t width) {
-  return s.size() < width ? std::string(width - s.size(), ' ') + s : s;
-}
-
 std::string strip(std::string_view s) {
   const std::size_t first = s.find_first_not_of(' ');
   if (first == std::string_view::npos) return "";
@@ -205,13 +201,12 @@ Value read_value(const NodePtr& node) {
   }
 }
 
-std::string quoted(std::string_view text) {
-  std::string escaped;
+/// Append `text` to `out` with its quotes doubled, as a FITS string value holds them.
+void append_quoted(std::string& out, std::string_view text) {
   for (const char c : text) {
-    escaped += c;
-    if (c == '\'') escaped += '\'';
+    out += c;
+    if (c == '\'') out += '\'';
   }
-  return escaped;
 }
 
 /// Split `s` into pieces of at most `width` characters as astropy's `_words_group` does: a piece
@@ -258,7 +253,9 @@ std::string commentary(const Keyword& k, std::string_view text) {
 
 std::string long_string(const Keyword& k, std::string_view text, std::string_view comment) {
   std::string out;
-  const std::vector<std::string> parts = words(quoted(text), kLongValue, true);
+  std::string escaped;
+  append_quoted(escaped, text);
+  const std::vector<std::string> parts = words(escaped, kLongValue, true);
   for (std::size_t i = 0; i < parts.size(); ++i) {
     const std::string head = i == 0 ? left(k.name, kKeyword) + "= " : std::string("CONTINUE  ");
     const bool last = comment.empty() && i + 1 == parts.size();
@@ -321,26 +318,38 @@ FormattedCard format_card(std::string_view keyword, const NodePtr& value,
     return out;
   }
   const Value v = read_value(value);
-  std::string fixed;    // the value as the fixed format places it
-  std::string compact;  // the value without the padding to column 30
+  // The value as written without the padding to column 30 (`compact`), and the blanks the
+  // fixed format puts before it (numbers, right-justified) or after it (strings, to column 30).
+  std::string compact;
+  std::size_t pad_before = 0;
+  std::size_t pad_after = 0;
   if (v.kind == ValueKind::kString) {
-    compact = v.text.empty() ? "''" : "'" + left(quoted(v.text), 8) + "'";
-    fixed = v.text.empty() ? compact : left(compact, kFixedValue);
+    if (v.text.empty()) {
+      compact = "''";
+    } else {
+      compact.reserve(v.text.size() + 10);
+      compact += '\'';
+      append_quoted(compact, v.text);
+      if (compact.size() < 9) compact.append(9 - compact.size(), ' ');  // 8 characters at least
+      compact += '\'';
+      if (compact.size() < kFixedValue) pad_after = kFixedValue - compact.size();
+    }
   } else if (v.kind == ValueKind::kOther) {
     compact = v.text;
-    fixed = right(v.text, kFixedValue);
+    if (compact.size() < kFixedValue) pad_before = kFixedValue - compact.size();
   }
-  const std::string note = comment.empty() ? "" : " / " + std::string(comment);
 
   std::string head;
+  head.reserve(kCard);
   switch (k.kind) {
     case KeywordKind::kRecordValued:
       head = left(k.name, kKeyword) + "= ";
-      fixed = compact = "'" + k.field_specifier + ": " + compact + "'";
+      compact = "'" + k.field_specifier + ": " + compact + "'";
+      pad_before = pad_after = 0;
       break;
     case KeywordKind::kHierarch: {
       head = "HIERARCH " + k.name + " = ";
-      fixed = compact;
+      pad_before = pad_after = 0;
       if (head.size() + compact.size() > kCard) {
         head = "HIERARCH " + k.name + "= ";
         if (head.size() + compact.size() > kCard) {
@@ -350,20 +359,32 @@ FormattedCard format_card(std::string_view keyword, const NodePtr& value,
       break;
     }
     default:
-      head = left(k.name, kKeyword) + "= ";
+      head = k.name;
+      head.resize(std::max(head.size(), kKeyword), ' ');
+      head += "= ";
       break;
   }
-  if (head.size() + fixed.size() + note.size() <= kCard) {
-    out.images = pad_card(head + fixed + note);
-  } else if (head.size() + compact.size() + note.size() <= kCard) {
-    out.images = pad_card(head + compact + note);
-  } else if (v.kind == ValueKind::kString && k.kind == KeywordKind::kStandard) {
+  const std::size_t note = comment.empty() ? 0 : 3 + comment.size();
+  const std::size_t fixed_size = head.size() + pad_before + compact.size() + pad_after + note;
+  const std::size_t compact_size = head.size() + compact.size() + note;
+  if (fixed_size > kCard && compact_size > kCard && v.kind == ValueKind::kString &&
+      k.kind == KeywordKind::kStandard) {
     out.images = long_string(k, v.text, comment);
-  } else {
-    out.images = (head + compact + note).substr(0, kCard);
-    out.images = pad_card(std::move(out.images));
-    out.comment_truncated = true;
+    return out;
   }
+  // One card: the fixed format if it fits, else without the padding, else cut at 80 columns.
+  const bool padded = fixed_size <= kCard;
+  std::string& image = out.images;
+  image = std::move(head);
+  if (padded) image.append(pad_before, ' ');
+  image += compact;
+  if (padded) image.append(pad_after, ' ');
+  if (note > 0) {
+    image += " / ";
+    image += comment;
+  }
+  out.comment_truncated = image.size() > kCard;
+  image.resize(kCard, ' ');
   return out;
 }
 
