@@ -236,7 +236,9 @@ ConversionReport embedded::extract_embedded_asdf(fits::FitsFile file, const std:
   const std::string native_name(
       asdfcore::ndarray::asdf_byteorder_name(asdfcore::ndarray::native_byte_order()));
 
-  NodePtr root = asdfcore::tree::deep_copy(embedded.tree());
+  // The embedded file belongs to this conversion: its tree is changed in place (each array
+  // pointed at the block its HDU's data became) and written.
+  const NodePtr& root = embedded.tree();
   asdfcore::tree::walk(root, [&](const NodePtr& node, const std::string& path) {
     if (!asdfcore::tree::is_ndarray(*node)) return true;
     const NodePtr source = node->get("source");
@@ -259,7 +261,8 @@ ConversionReport embedded::extract_embedded_asdf(fits::FitsFile file, const std:
                                  datatype && datatype->is_string();
     auto it = converted.find({at, in_native_order});
     if (it == converted.end()) {
-      const hdu::HduInput& in = f.hdus[static_cast<std::size_t>(at)];
+      hdu::HduInput in = f.hdus[static_cast<std::size_t>(at)];
+      in.item_header = false;  // only the data is kept
       ConvertOptions hdu_options = physical;
       hdu_options.native_byte_order = in_native_order;
       hdu::HduOutput out = registry.find(in).convert(in, sink, hdu_options);

@@ -352,6 +352,7 @@ struct TableContext {
   const ErrorContext& where;
   BlockSink& sink;
   const ConvertOptions& options;
+  bool item_header = true;  ///< See HduInput::item_header.
 };
 
 /// The native column of `c` (nullptr when it has none) and its notes.
@@ -510,7 +511,7 @@ HduOutput convert_table(const TableContext& ctx, const TableSource& source, HduR
 
   HduOutput out;
   out.item = Node::make_mapping();
-  out.item->set("header", header_node(ctx.cards));
+  if (ctx.item_header) out.item->set("header", header_node(ctx.cards));
   std::vector<asdfcore::ndarray::Field> fields;
   for (const auto& c : layout.columns) {
     asdfcore::ndarray::Field f;
@@ -579,7 +580,7 @@ class BinaryTableConverter final : public HduConverter {
     source.bytes = input.data;
     source.file = &input.file;
     source.file_offset = input.extent.data_start;
-    return convert_table(TableContext{input.cards, where, sink, options}, source,
+    return convert_table(TableContext{input.cards, where, sink, options, input.item_header}, source,
                          std::move(report));
   }
 };
@@ -600,7 +601,8 @@ class CompressedTableConverter final : public HduConverter {
         table, std::span<const std::uint8_t>(table->data() + end, table->size() - end));
     source.owned = table;
     source.owned_offset = end;
-    HduOutput out = convert_table(TableContext{cards, where, sink, options}, source,
+    HduOutput out = convert_table(TableContext{cards, where, sink, options, input.item_header},
+                                  source,
                                   decompressed_report(input, "tile-compressed table"));
     for (const int n : relabelled) {
       out.report.notes.push_back("column " + std::to_string(n) + " is named GZIP_2 (ZCTYP" +

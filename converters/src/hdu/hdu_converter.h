@@ -87,6 +87,10 @@ struct HduInput {
   const std::vector<Card>& cards;    ///< The header as read (for a tile-compressed image: the
                                      ///< header of the compressed table), `file`'s.
   asdfcore::io::Buffer data;         ///< The data as stored (unpadded; tables include the heap).
+  /// False when only the data is wanted (an array an ASDF extension pulls in from this HDU):
+  /// the image and table converters then leave the cards out of the item's `header`, which
+  /// would be built only to be dropped; the other converters add it anyway.
+  bool item_header = true;
 
   /// Return the context of errors about this HDU: the file and the HDU number.
   asdfcore::ErrorContext where() const {

@@ -117,15 +117,17 @@ NodePtr native_node(const NodePtr& array, const HeaderView& header, HduReport& r
 /// `data_source` and `data_offset` say where `data` lies in the input file (so an untouched
 /// image is streamed from it); nullptr for data that exists only in memory. `tiles` (with
 /// `data` empty) is a tile-compressed image, decompressed band by band as its block is
-/// written, or whole here when its values change (physical scaling).
+/// written, or whole here when its values change (physical scaling). Without `item_header`
+/// the item holds no `header` (see HduInput::item_header).
 HduOutput convert_image(const std::vector<Card>& cards, asdfcore::io::Buffer data,
                         const fits::FitsFile* data_source, std::uint64_t data_offset,
                         const ErrorContext& where, BlockSink& sink, const ConvertOptions& options,
-                        HduReport report, std::shared_ptr<fits::TileReader> tiles = nullptr) {
+                        HduReport report, bool item_header,
+                        std::shared_ptr<fits::TileReader> tiles = nullptr) {
   const HeaderView header(cards);
   HduOutput out;
   out.item = Node::make_mapping();
-  out.item->set("header", header_node(cards));
+  if (item_header) out.item->set("header", header_node(cards));
   const long long bitpix = header.integer("BITPIX", 0);
   const auto kind = fits::kind_for_bitpix(bitpix);
   if (!kind) {
@@ -283,7 +285,7 @@ class ImageConverter final : public HduConverter {
     report.kind = "image";
     const ErrorContext where = input.where();
     return convert_image(input.cards, input.data, &input.file, input.extent.data_start, where, sink,
-                         options, std::move(report));
+                         options, std::move(report), input.item_header);
   }
 };
 
@@ -331,7 +333,7 @@ class CompressedImageConverter final : public HduConverter {
     }
     HduOutput out = convert_image(cards, {}, nullptr, 0, where, sink, options,
                                   decompressed_report(input, "tile-compressed image"),
-                                  std::move(tiles));
+                                  input.item_header, std::move(tiles));
     keep_compressed_header(out, input, std::move(cards));
     return out;
   }
