@@ -6,6 +6,8 @@
 // accepts an END card with junk after it (`HEADER_END_RE`).
 #include "fitsasdf/header.h"
 
+#include <cstdint>
+#include <cstring>
 #include <optional>
 #include <utility>
 
@@ -27,13 +29,30 @@ using asdfcore::tree::NodePtr;
 using fits::kEndCard;
 static_assert(kEndCard.size() == kCardSize);
 
+/// Return true when every byte of `s` has its top bit clear or, with `kBlanks`, when every
+/// byte is a blank. Eight bytes at a time: every header block of every HDU goes through these.
+template <bool kBlanks>
+bool all_bytes(std::string_view s) {
+  constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
+  constexpr std::uint64_t kBlank = 0x2020202020202020ULL;
+  std::size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    if (kBlanks ? w != kBlank : (w & kHigh) != 0) return false;
+  }
+  for (; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (kBlanks ? c != ' ' : c > 0x7f) return false;
+  }
+  return true;
+}
+
 /// The fast reader: the first exact END card, or nullopt when astropy would fall back.
 std::optional<std::size_t> find_end_fast(std::string_view bytes) {
   for (std::size_t block = 0; block + kBlockSize <= bytes.size(); block += kBlockSize) {
     const std::string_view b = bytes.substr(block, kBlockSize);
-    for (const char c : b) {
-      if (static_cast<unsigned char>(c) > 0x7f) return std::nullopt;  // decode('ascii') fails
-    }
+    if (!all_bytes<false>(b)) return std::nullopt;  // decode('ascii') fails
     for (std::size_t at = 0; at < kBlockSize; at += kCardSize) {
       if (b.substr(at, kCardSize) == kEndCard) return block + at;
     }
@@ -172,7 +191,7 @@ Header read_header(std::string_view bytes, int hdu, const std::string& file_name
   header.size = (after_end + kBlockSize - 1) / kBlockSize * kBlockSize;
   if (after_end < bytes.size()) {
     const std::string_view padding = bytes.substr(after_end, header.size - after_end);
-    if (padding.find_first_not_of(' ') != std::string_view::npos) {
+    if (!all_bytes<true>(padding)) {
       header.padding = std::string(padding);
     }
   }

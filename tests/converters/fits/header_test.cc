@@ -679,6 +679,15 @@ TEST_CASE("END ends the header as astropy's readers find it", "[header]") {
   CHECK(h2.cards.size() == 40);
   CHECK(h2.size == 5760);
   CHECK(h2.padding.empty());  // only blanks after END: not kept
+  // The block's last byte counts, in both scans (they go eight bytes at a time).
+  std::string high = block(a + card("END     junk") + b + end);
+  high.back() = '\xe9';
+  CHECK(keywords(high) == V{"A"});
+  std::string marked = block(a + end);
+  marked.back() = 'x';
+  const fitsasdf::Header h3 = read_header(marked, 1, "x.fits");
+  REQUIRE(h3.padding.size() == 2880 - 160);
+  CHECK(h3.padding.back() == 'x');
 }
 
 TEST_CASE("card_to_node writes the lists asdf-astropy writes and reads back", "[header]") {
