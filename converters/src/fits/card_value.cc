@@ -72,8 +72,21 @@ void append_utf8(std::string& out, std::uint32_t cp) {
   }
 }
 
+/// ASCII upper case, enough to compare with astropy's (ASCII) special keywords.
+std::string ascii_upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 32);
+  }
+  return out;
+}
+
 /// Python's `str.upper()` of Latin-1 text, as UTF-8 ("ß" becomes "SS", "ÿ" U+0178).
 std::string py_upper(std::string_view latin1) {
+  if (std::all_of(latin1.begin(), latin1.end(),
+                  [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
+    return ascii_upper(latin1);  // a keyword almost always: one copy, changed in place
+  }
   std::string out;
   out.reserve(latin1.size());
   for (const char ch : latin1) {
@@ -95,14 +108,6 @@ std::string py_upper(std::string_view latin1) {
   return out;
 }
 
-/// ASCII upper case, enough to compare with astropy's (ASCII) special keywords.
-std::string ascii_upper(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 32);
-  }
-  return out;
-}
 
 bool is_commentary(std::string_view keyword) {
   return keyword.empty() || keyword == "COMMENT" || keyword == "HISTORY" || keyword == "END";
