@@ -208,6 +208,18 @@ TEST_CASE("compare_fits: a changed card value names the keyword and both values"
   CHECK(compare_fits(p.a, p.b, ignore).equivalent());
 }
 
+TEST_CASE("compare_fits: a changed repeated card names its occurrence", "[compare]") {
+  // The headers list the same keywords in the same order; the second HISTORY card changed.
+  Pair p(fb::replace(fb::sample(), "HISTORY second line", "HISTORY other line "));
+  const FitsComparison c = compare_fits(p.a, p.b, verify_mode());
+  CHECK_FALSE(c.equivalent());
+  REQUIRE(c.hdus[0].cards.size() == 1);
+  CHECK(c.hdus[0].cards[0].kind == CardDifference::Kind::kValue);
+  CHECK(c.hdus[0].cards[0].keyword == "HISTORY");
+  CHECK(c.hdus[0].cards[0].occurrence == 2);
+  CHECK(c.hdus[0].cards[0].position_a == 9);
+}
+
 TEST_CASE("compare_fits: a changed comment is a comment difference", "[compare]") {
   Pair p(fb::replace(fb::sample(), "seconds", "minutes"));
   const FitsComparison c = compare_fits(p.a, p.b, verify_mode());

@@ -134,31 +134,50 @@ HeaderResult compare_headers_in_place(const Header& a, const Header& b,
   r.cards_b = cb.size();
 
   // Each card is known by its keyword and its occurrence among the cards of that keyword.
+  // When both headers list the same keywords in the same order (a verification's usual case)
+  // card i pairs with card i, in order, and no table is needed.
+  const bool aligned =
+      ca.size() == cb.size() && std::equal(ca.begin(), ca.end(), cb.begin(),
+                                           [](const Card* x, const Card* y) {
+                                             return x->keyword == y->keyword;
+                                           });
   auto keys = [](const std::vector<const Card*>& cards) {
     std::vector<std::pair<std::string, std::size_t>> out;
     std::unordered_map<std::string, std::size_t> seen;
     for (const Card* c : cards) out.emplace_back(c->keyword, ++seen[c->keyword]);
     return out;
   };
-  const auto ka = keys(ca);
-  const auto kb = keys(cb);
-  std::map<std::pair<std::string, std::size_t>, std::size_t> where_b;
-  for (std::size_t j = 0; j < kb.size(); ++j) where_b[kb[j]] = j;
-
+  std::vector<std::pair<std::string, std::size_t>> ka;
+  std::vector<std::pair<std::string, std::size_t>> kb;
   std::vector<std::size_t> match(ca.size(), SIZE_MAX);  // A position -> B position
-  std::vector<bool> b_matched(cb.size(), false);
-  std::vector<std::size_t> matched_a;
-  std::vector<std::size_t> matched_b;
-  for (std::size_t i = 0; i < ka.size(); ++i) {
-    const auto it = where_b.find(ka[i]);
-    if (it == where_b.end()) continue;
-    match[i] = it->second;
-    b_matched[it->second] = true;
-    matched_a.push_back(i);
-    matched_b.push_back(it->second);
+  std::vector<bool> b_matched(cb.size(), aligned);
+  std::vector<bool> in_order(ca.size(), aligned);
+  if (aligned) {
+    for (std::size_t i = 0; i < ca.size(); ++i) match[i] = i;
+  } else {
+    ka = keys(ca);
+    kb = keys(cb);
+    std::map<std::pair<std::string, std::size_t>, std::size_t> where_b;
+    for (std::size_t j = 0; j < kb.size(); ++j) where_b[kb[j]] = j;
+    std::vector<std::size_t> matched_a;
+    std::vector<std::size_t> matched_b;
+    for (std::size_t i = 0; i < ka.size(); ++i) {
+      const auto it = where_b.find(ka[i]);
+      if (it == where_b.end()) continue;
+      match[i] = it->second;
+      b_matched[it->second] = true;
+      matched_a.push_back(i);
+      matched_b.push_back(it->second);
+    }
+    for (std::size_t k : longest_increasing(matched_b)) in_order[matched_a[k]] = true;
   }
-  std::vector<bool> in_order(ca.size(), false);
-  for (std::size_t k : longest_increasing(matched_b)) in_order[matched_a[k]] = true;
+  // The occurrence of A's card i among A's cards of its keyword.
+  const auto occurrence = [&](std::size_t i) {
+    if (!aligned) return ka[i].second;
+    std::size_t n = 0;
+    for (std::size_t k = 0; k <= i; ++k) n += ca[k]->keyword == ca[i]->keyword ? 1 : 0;
+    return n;
+  };
 
   std::vector<CardDifference> text_only;
   std::size_t real = 0;
@@ -166,9 +185,9 @@ HeaderResult compare_headers_in_place(const Header& a, const Header& b,
     const Card& x = *ca[i];
     CardDifference d;
     d.keyword = x.keyword;
-    d.occurrence = ka[i].second;
     d.position_a = i + 1;
     if (match[i] == SIZE_MAX) {
+      d.occurrence = occurrence(i);
       d.kind = Kind::kMissing;
       d.a = card_value_text(x);
       add(r, std::move(d), max_listed);
@@ -191,6 +210,7 @@ HeaderResult compare_headers_in_place(const Header& a, const Header& b,
       d.b = card_value_text(y);
     } else if (x.images != y.images) {
       d.kind = Kind::kText;
+      d.occurrence = occurrence(i);
       for (const auto& s : x.images) d.a += s;
       for (const auto& s : y.images) d.b += s;
       text_only.push_back(std::move(d));
@@ -198,6 +218,7 @@ HeaderResult compare_headers_in_place(const Header& a, const Header& b,
     } else {
       continue;
     }
+    d.occurrence = occurrence(i);
     // A card that changed and also moved is reported as changed; the move shows in the order
     // of the others.
     add(r, std::move(d), max_listed);
