@@ -9,6 +9,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <vector>
@@ -36,6 +37,12 @@ bool py_space(char ch) {
 }
 
 std::string_view py_rstrip(std::string_view s) {
+  // A card's field ends in dozens of blanks: drop them eight at a time first.
+  constexpr std::uint64_t kBlanks = 0x2020202020202020ULL;
+  std::uint64_t tail;
+  while (s.size() >= 8 && (std::memcpy(&tail, s.data() + s.size() - 8, 8), tail == kBlanks)) {
+    s.remove_suffix(8);
+  }
   while (!s.empty() && py_space(s.back())) s.remove_suffix(1);
   return s;
 }
@@ -635,6 +642,10 @@ CardFields parse_state(CardState& card, bool fix_unparsable) {
 }  // namespace
 
 std::string latin1_to_utf8(std::string_view latin1) {
+  if (std::all_of(latin1.begin(), latin1.end(),
+                  [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
+    return std::string(latin1);  // ASCII is its own UTF-8
+  }
   std::string out;
   out.reserve(latin1.size());
   for (const char c : latin1) append_utf8(out, static_cast<unsigned char>(c));

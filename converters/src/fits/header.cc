@@ -132,6 +132,8 @@ Header read_header(std::string_view bytes, int hdu, const std::string& file_name
   context.hdu = hdu;
 
   std::optional<std::size_t> end = find_end_fast(bytes);
+  // The fast reader found END only in blocks of pure ASCII: no byte of the cards needs '?'.
+  const bool ascii = end.has_value();
   if (!end) end = find_end_full(bytes);
   if (end && *end / kBlockSize * kBlockSize + kBlockSize > bytes.size()) {
     // astropy: "Header size is not multiple of 2880".
@@ -158,11 +160,14 @@ Header read_header(std::string_view bytes, int hdu, const std::string& file_name
     while (last < n_cards && bytes.substr(last * kCardSize, 8) == "CONTINUE") ++last;
     const std::string_view image = bytes.substr(first * kCardSize, (last - first) * kCardSize);
     // fits.open decodes the header as ASCII with every other byte replaced by '?'.
-    std::string text(image);
-    if (!options.latin1_text) {
-      for (char& c : text) {
+    std::string replaced;
+    std::string_view text = image;
+    if (!ascii && !options.latin1_text) {
+      replaced = std::string(image);
+      for (char& c : replaced) {
         if (static_cast<unsigned char>(c) > 0x7f) c = '?';
       }
+      text = replaced;
     }
     Card card;
     try {
