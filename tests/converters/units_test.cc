@@ -552,7 +552,16 @@ TEST_CASE("a unit astropy refuses comes back unparsed with the reason", "[units]
     INFO("message: " << t.message);
     CHECK(t.message.find(r.reason) != std::string::npos);
     CHECK(t.message.find(std::string(r.fits)) != std::string::npos);
+    // Asked again (a remembered translation), the same answer.
+    const UnitTranslation again = fits_unit_to_vounit(r.fits);
+    CHECK_FALSE(again.parsed);
+    CHECK(again.message == t.message);
   }
+  const UnitTranslation first = fits_unit_to_vounit("erg/s/cm2/Angstrom");
+  const UnitTranslation second = fits_unit_to_vounit("erg/s/cm2/Angstrom");
+  CHECK(first.parsed);
+  CHECK(second.parsed);
+  CHECK(second.vounit == first.vounit);
 }
 
 TEST_CASE("blank strings are the dimensionless unit, written as nothing", "[units]") {
