@@ -136,11 +136,10 @@ HeaderResult compare_headers_in_place(const Header& a, const Header& b,
   // Each card is known by its keyword and its occurrence among the cards of that keyword.
   // When both headers list the same keywords in the same order (a verification's usual case)
   // card i pairs with card i, in order, and no table is needed.
-  const bool aligned =
-      ca.size() == cb.size() && std::equal(ca.begin(), ca.end(), cb.begin(),
-                                           [](const Card* x, const Card* y) {
-                                             return x->keyword == y->keyword;
-                                           });
+  const bool aligned = ca.size() == cb.size() && std::equal(ca.begin(), ca.end(), cb.begin(),
+                                                            [](const Card* x, const Card* y) {
+                                                              return x->keyword == y->keyword;
+                                                            });
   auto keys = [](const std::vector<const Card*>& cards) {
     std::vector<std::pair<std::string, std::size_t>> out;
     std::unordered_map<std::string, std::size_t> seen;

@@ -115,7 +115,6 @@ std::string py_upper(std::string_view latin1) {
   return out;
 }
 
-
 bool is_commentary(std::string_view keyword) {
   return keyword.empty() || keyword == "COMMENT" || keyword == "HISTORY" || keyword == "END";
 }

@@ -602,8 +602,7 @@ class CompressedTableConverter final : public HduConverter {
     source.owned = table;
     source.owned_offset = end;
     HduOutput out = convert_table(TableContext{cards, where, sink, options, input.item_header},
-                                  source,
-                                  decompressed_report(input, "tile-compressed table"));
+                                  source, decompressed_report(input, "tile-compressed table"));
     for (const int n : relabelled) {
       out.report.notes.push_back("column " + std::to_string(n) + " is named GZIP_2 (ZCTYP" +
                                  std::to_string(n) +

@@ -2,6 +2,8 @@
 // when 16 digits do not read back as the same double, with ".0" after an integral value; and
 // fits::format_card against the card images astropy writes for the same keyword, value and
 // comment (interop/card_images.py).
+#include "fits/card_format.h"
+
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -13,7 +15,6 @@
 
 #include "asdfcore/asdf_file.h"
 #include "asdfcore/error.h"
-#include "fits/card_format.h"
 #include "support/catch.h"
 #include "support/paths.h"
 #include "support/run.h"
@@ -115,8 +116,7 @@ TEST_CASE("format_card breaks long strings and comments where astropy does", "[c
   // it (a value's doubled quotes are never split, a rule of fitsasdf's own).
   const std::string comment =
       "it's a comment with 'quoted' words that must go on a second card because";
-  CHECK(lines(fitsasdf::fits::format_card("APOS", Node::make_string(std::string(60, 'x')),
-                                          comment)
+  CHECK(lines(fitsasdf::fits::format_card("APOS", Node::make_string(std::string(60, 'x')), comment)
                   .images) ==
         std::vector<std::string>{
             "APOS    = '" + std::string(60, 'x') + "&'",
