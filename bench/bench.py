@@ -977,7 +977,8 @@ def run_jobs(args, inputs, cold):
             table = contestants(args, job)
             entries += [(job, name, table[name], source_info, source) for name in table]
         runs = {(job.name, name): [] for job, name, *_ in entries}
-        wanted = {key: min(args.runs, group[0].max_runs or args.runs) for key in runs}
+        wanted = {(job.name, name): min(args.runs, job.max_runs or args.runs)
+                  for job, name, *_ in entries}
         round_index = 0
         while any(len(runs[key]) < wanted[key] for key in runs):
             shift = round_index % len(entries)

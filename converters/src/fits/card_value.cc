@@ -39,8 +39,10 @@ bool py_space(char ch) {
 std::string_view py_rstrip(std::string_view s) {
   // A card's field ends in dozens of blanks: drop them eight at a time first.
   constexpr std::uint64_t kBlanks = 0x2020202020202020ULL;
-  std::uint64_t tail;
-  while (s.size() >= 8 && (std::memcpy(&tail, s.data() + s.size() - 8, 8), tail == kBlanks)) {
+  while (s.size() >= 8) {
+    std::uint64_t tail;
+    std::memcpy(&tail, s.data() + s.size() - 8, 8);
+    if (tail != kBlanks) break;
     s.remove_suffix(8);
   }
   while (!s.empty() && py_space(s.back())) s.remove_suffix(1);
@@ -79,6 +81,12 @@ void append_utf8(std::string& out, std::uint32_t cp) {
   }
 }
 
+/// Return true when every character of `s` is ASCII (below 0x80).
+bool is_ascii(std::string_view s) {
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+}
+
 /// ASCII upper case, enough to compare with astropy's (ASCII) special keywords.
 std::string ascii_upper(std::string_view s) {
   std::string out(s);
@@ -90,8 +98,7 @@ std::string ascii_upper(std::string_view s) {
 
 /// Python's `str.upper()` of Latin-1 text, as UTF-8 ("ß" becomes "SS", "ÿ" U+0178).
 std::string py_upper(std::string_view latin1) {
-  if (std::all_of(latin1.begin(), latin1.end(),
-                  [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
+  if (is_ascii(latin1)) {
     return ascii_upper(latin1);  // a keyword almost always: one copy, changed in place
   }
   std::string out;
@@ -641,8 +648,7 @@ CardFields parse_state(CardState& card, bool fix_unparsable) {
 }  // namespace
 
 std::string latin1_to_utf8(std::string_view latin1) {
-  if (std::all_of(latin1.begin(), latin1.end(),
-                  [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
+  if (is_ascii(latin1)) {
     return std::string(latin1);  // ASCII is its own UTF-8
   }
   std::string out;
